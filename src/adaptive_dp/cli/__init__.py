@@ -1,0 +1,84 @@
+"""The ``adaptive-dp`` command: one module per subcommand.
+
+Each subcommand module defines ``NAME``, ``HELP``, ``configure(parser)`` and
+``run(args) -> int``; this dispatcher finds them. Usage errors exit 2 with one line
+on stderr, never a traceback (DESIGN, command line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from typing import NoReturn, Protocol, cast
+
+from adaptive_dp import __version__
+from adaptive_dp.errors import AdaptiveDPError
+
+__all__ = ["Subcommand", "UsageError", "build_parser", "main"]
+
+
+class UsageError(Exception):
+    """Raised by a subcommand for bad input: reported on one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+class Subcommand(Protocol):
+    """What a subcommand module provides."""
+
+    NAME: str
+    HELP: str
+
+    def configure(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def _subcommands() -> list[Subcommand]:
+    modules: list[Subcommand] = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "run"):
+            modules.append(cast(Subcommand, module))
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser, with every installed subcommand."""
+    parser = _Parser(
+        prog="adaptive-dp",
+        description="Reference implementation of adaptive privacy composition.",
+    )
+    parser.add_argument("--version", action="version", version=f"adaptive-dp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in _subcommands():
+        child = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.configure(child)
+        child.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``adaptive-dp`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        code: int = args._run(args)
+    except (UsageError, AdaptiveDPError) as error:
+        sys.stderr.write(f"adaptive-dp {args.command}: error: {error}\n")
+        return 2
+    except BrokenPipeError:
+        return 0
+    return code

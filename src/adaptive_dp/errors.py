@@ -1,0 +1,86 @@
+"""Exception types, one per kind of misuse (DESIGN principle 4).
+
+Every message names the parameter, the value given and the allowed range, so a
+caller can fix the input without reading the source. Nothing is clamped silently.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AdaptiveDPError",
+    "CalibrationRangeError",
+    "DeltaRangeError",
+    "GridError",
+    "InsufficientBudgetError",
+    "NegativeParameterError",
+    "NonFiniteError",
+    "OrderError",
+    "ParameterError",
+    "ParameterTypeError",
+    "UnsupportedGuaranteeError",
+]
+
+
+class AdaptiveDPError(Exception):
+    """Base class of every error raised by adaptive_dp."""
+
+
+class ParameterError(AdaptiveDPError, ValueError):
+    """A parameter has a value outside its allowed range."""
+
+    def __init__(self, name: str, value: object, allowed: str) -> None:
+        self.name = name
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"{name}={value!r} is not allowed: expected {allowed}")
+
+
+class NonFiniteError(ParameterError):
+    """NaN, or an infinity where an infinite value is meaningless."""
+
+
+class NegativeParameterError(ParameterError):
+    """A budget, scale or sensitivity below zero (or zero where it must be positive)."""
+
+
+class DeltaRangeError(ParameterError):
+    """A delta outside [0, 1) (or outside (0, 1) where zero is meaningless)."""
+
+
+class OrderError(ParameterError):
+    """A Rényi order outside (1, inf)."""
+
+
+class GridError(ParameterError):
+    """A time grid that is empty or not strictly decreasing and positive."""
+
+
+class CalibrationRangeError(ParameterError):
+    """A calibration formula used outside the range where it is valid."""
+
+
+class ParameterTypeError(AdaptiveDPError, TypeError):
+    """A parameter of the wrong type (for instance a bool where a number is expected)."""
+
+    def __init__(self, name: str, value: object, allowed: str) -> None:
+        self.name = name
+        self.value = value
+        self.allowed = allowed
+        super().__init__(
+            f"{name}={value!r} has type {type(value).__name__}: expected {allowed}"
+        )
+
+
+class UnsupportedGuaranteeError(AdaptiveDPError, TypeError):
+    """A rule or conversion was handed a guarantee kind it does not support."""
+
+
+class InsufficientBudgetError(AdaptiveDPError, ValueError):
+    """A request that does not fit in the remaining budget (shell objects raise it)."""
+
+    def __init__(self, requested: object, remaining: object) -> None:
+        self.requested = requested
+        self.remaining = remaining
+        super().__init__(
+            f"requested {requested} exceeds the remaining budget {remaining}"
+        )
