@@ -1,0 +1,23 @@
+"""Shared test configuration: Hypothesis profiles (DESIGN, Profiles).
+
+The ``ci`` profile (the default here and on CI) is derandomized, without deadline or
+example database, so a run is reproducible; ``dev`` explores with fresh randomness.
+Select with ``HYPOTHESIS_PROFILE=dev``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    max_examples=60,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, max_examples=200)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
