@@ -1,0 +1,39 @@
+"""``PrivacyLossDistribution`` and its builder ``pld`` from a mechanism's densities.
+
+``pld(mechanism, center, center_prime)`` returns the law of the privacy loss
+L(Y; x, x') (R23-Def2.3), Y ~ M(x), for a mechanism whose query value is ``center``
+on x and ``center_prime`` on x' (worst case: 0 and ``mechanism.sensitivity``).
+"""
+
+from __future__ import annotations
+
+from numpy.typing import ArrayLike
+
+from adaptive_dp.errors import ParameterTypeError
+from adaptive_dp.loss.base import PrivacyLossDistribution, finite_float
+from adaptive_dp.loss.gaussian import GaussianPLD
+from adaptive_dp.mechanisms.base import Mechanism
+from adaptive_dp.mechanisms.gaussian import GaussianMechanism
+
+__all__ = ["PrivacyLossDistribution", "pld"]
+
+
+def pld(
+    mechanism: Mechanism,
+    center: ArrayLike = 0,
+    center_prime: ArrayLike | None = None,
+) -> PrivacyLossDistribution:
+    """R23-Def2.3: the privacy-loss distribution of ``mechanism`` on a pair of neighbours.
+
+    ``center_prime`` defaults to ``mechanism.sensitivity`` (with ``center`` = 0, the
+    worst-case pair for a scalar query).
+    """
+    c = finite_float(center, "center")
+    cp = finite_float(
+        mechanism.sensitivity if center_prime is None else center_prime, "center_prime"
+    )
+    if isinstance(mechanism, GaussianMechanism):
+        return GaussianPLD(abs(c - cp) / float(mechanism.sigma))
+    raise ParameterTypeError(
+        "mechanism", mechanism, "a GaussianMechanism, LaplaceMechanism or RandomizedResponse"
+    )

@@ -1,0 +1,77 @@
+"""The ``Mechanism`` protocol and shared validation of array parameters.
+
+A mechanism declares its densities (``logpdf``), a sampler and its fixed guarantee;
+``adaptive_dp.loss`` builds privacy-loss distributions from those densities alone
+(DESIGN principle 8). Worst-case neighbours for a scalar query: center 0 on x and
+``sensitivity`` on x'.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from adaptive_dp.errors import NegativeParameterError, NonFiniteError, ParameterError
+from adaptive_dp.guarantees.definitions import Guarantee
+
+__all__ = ["Mechanism", "bit_array", "nonnegative_array", "positive_array"]
+
+
+@runtime_checkable
+class Mechanism(Protocol):
+    """A randomised algorithm with a density (or pmf) in the output given the query value.
+
+    ``sensitivity`` is the declared global sensitivity (l1 for Laplace, l2 for
+    Gaussian, 1 for randomized response).
+    """
+
+    @property
+    def sensitivity(self) -> Fraction:
+        """The declared global sensitivity of the query the mechanism answers."""
+        ...
+
+    def logpdf(self, y: ArrayLike, center: ArrayLike) -> NDArray[np.float64]:
+        """Log density (log pmf for discrete outputs) of output ``y`` at query value ``center``."""
+        ...
+
+    def sample(self, center: ArrayLike, rng: np.random.Generator) -> NDArray[np.float64]:
+        """One output per element of the broadcast ``center``."""
+        ...
+
+    def guarantee(self) -> Guarantee:
+        """The mechanism's fixed privacy guarantee."""
+        ...
+
+
+def _finite_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
+    arr = np.asarray(value, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise NonFiniteError(name, value, "finite numbers")
+    return arr
+
+
+def positive_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
+    """``value`` as a float array, every entry finite and > 0 (else a ParameterError)."""
+    arr = _finite_array(value, name)
+    if not np.all(arr > 0):
+        raise NegativeParameterError(name, value, "numbers > 0")
+    return arr
+
+
+def nonnegative_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
+    """``value`` as a float array, every entry finite and >= 0 (else a ParameterError)."""
+    arr = _finite_array(value, name)
+    if not np.all(arr >= 0):
+        raise NegativeParameterError(name, value, "numbers >= 0")
+    return arr
+
+
+def bit_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
+    """``value`` as a float array of bits, every entry 0 or 1 (else a ParameterError)."""
+    arr = _finite_array(value, name)
+    if not np.all((arr == 0) | (arr == 1)):
+        raise ParameterError(name, value, "bits 0 or 1")
+    return arr

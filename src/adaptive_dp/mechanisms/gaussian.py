@@ -1,0 +1,95 @@
+"""The Gaussian mechanism (R23-Def2.5) and its zCDP calibration (R23-Lem2.2)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from adaptive_dp.guarantees.definitions import GDP, ZCDP
+from adaptive_dp.mechanisms.base import positive_array
+from adaptive_dp.numerics import arb_of, ball_upper, enclose, exact_positive
+from adaptive_dp.numerics.exact import ExactLike
+
+__all__ = ["GaussianMechanism", "gaussian_logpdf", "gaussian_sample"]
+
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def gaussian_logpdf(y: ArrayLike, center: ArrayLike, sigma: ArrayLike) -> NDArray[np.float64]:
+    """R23-Def2.5: log density of N(center, sigma^2) at ``y``, vectorised (broadcasting).
+
+    log p(y) = -(y - center)^2 / (2 sigma^2) - log sigma - log(2 pi) / 2, sigma > 0.
+    """
+    s = positive_array(sigma, "sigma")
+    z = (np.asarray(y, dtype=np.float64) - np.asarray(center, dtype=np.float64)) / s
+    out: NDArray[np.float64] = -0.5 * z * z - np.log(s) - _HALF_LOG_2PI
+    return out
+
+
+def gaussian_sample(
+    center: ArrayLike, sigma: ArrayLike, rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """R23-Def2.5: one draw of N(center, sigma^2) per element of broadcast(center, sigma)."""
+    s = positive_array(sigma, "sigma")
+    c = np.asarray(center, dtype=np.float64)
+    shape = np.broadcast_shapes(c.shape, s.shape)
+    out: NDArray[np.float64] = c + s * rng.standard_normal(shape)
+    return out
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class GaussianMechanism:
+    """R23-Def2.5: the Gaussian mechanism M(x) = f(x) + N(0, sigma^2).
+
+    ``sensitivity`` is the declared l2 sensitivity Delta > 0 and ``sigma`` > 0, both
+    stored exactly. "The Gaussian mechanism with sigma = Delta / sqrt(2 rho) is
+    rho-zCDP" (R23-Lem2.2); its guarantee is ZCDP(Delta^2 / (2 sigma^2)), exact.
+    """
+
+    sensitivity: Fraction
+    sigma: Fraction
+
+    def __init__(self, sensitivity: ExactLike, sigma: ExactLike) -> None:
+        object.__setattr__(self, "sensitivity", exact_positive(sensitivity, "sensitivity"))
+        object.__setattr__(self, "sigma", exact_positive(sigma, "sigma"))
+
+    @classmethod
+    def from_rho(cls, sensitivity: ExactLike, rho: ExactLike) -> GaussianMechanism:
+        """R23-Lem2.2: sigma = Delta / sqrt(2 rho), rounded UP to a float (certified).
+
+        Rounding sigma up makes the exact guarantee Delta^2 / (2 sigma^2) <= rho.
+        """
+        delta_ = exact_positive(sensitivity, "sensitivity")
+        r = exact_positive(rho, "rho")
+        ball = enclose(lambda: arb_of(delta_) / (2 * arb_of(r)).sqrt())
+        return cls(delta_, Fraction(ball_upper(ball)))
+
+    @property
+    def mu(self) -> Fraction:
+        """EXT-DRS19: mu = Delta / sigma, the mechanism is mu-GDP (exact)."""
+        return self.sensitivity / self.sigma
+
+    @property
+    def rho(self) -> Fraction:
+        """R23-Lem2.2: rho = Delta^2 / (2 sigma^2) (exact)."""
+        return self.sensitivity**2 / (2 * self.sigma**2)
+
+    def guarantee(self) -> ZCDP:
+        """R23-Lem2.2: ZCDP(Delta^2 / (2 sigma^2)), an exact rational (no rounding needed)."""
+        return ZCDP(self.rho)
+
+    def gdp(self) -> GDP:
+        """EXT-DRS19: GDP(Delta / sigma) (exact)."""
+        return GDP(self.mu)
+
+    def logpdf(self, y: ArrayLike, center: ArrayLike) -> NDArray[np.float64]:
+        """R23-Def2.5: log density of the output ``y`` when the query value is ``center``."""
+        return gaussian_logpdf(y, center, float(self.sigma))
+
+    def sample(self, center: ArrayLike, rng: np.random.Generator) -> NDArray[np.float64]:
+        """R23-Def2.5: center + N(0, sigma^2), one draw per element of ``center``."""
+        return gaussian_sample(center, float(self.sigma), rng)

@@ -1,0 +1,82 @@
+"""The Laplace mechanism (R23-Def2.2) and its pure-DP calibration (R23-Lem2.1)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from adaptive_dp.guarantees.definitions import PureDP
+from adaptive_dp.mechanisms.base import positive_array
+from adaptive_dp.numerics import exact_positive
+from adaptive_dp.numerics.exact import ExactLike
+
+__all__ = ["LaplaceMechanism", "laplace_logpdf", "laplace_sample"]
+
+_LOG_2 = math.log(2.0)
+
+
+def laplace_logpdf(y: ArrayLike, center: ArrayLike, scale: ArrayLike) -> NDArray[np.float64]:
+    """R23-Def2.2: log density of Lap(center, scale) at ``y``, vectorised (broadcasting).
+
+    log p(y) = -|y - center| / scale - log(2 scale), scale > 0.
+    """
+    b = positive_array(scale, "scale")
+    d = np.abs(np.asarray(y, dtype=np.float64) - np.asarray(center, dtype=np.float64))
+    out: NDArray[np.float64] = -d / b - np.log(b) - _LOG_2
+    return out
+
+
+def laplace_sample(
+    center: ArrayLike, scale: ArrayLike, rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """R23-Def2.2: one draw of Lap(center, scale) per element of broadcast(center, scale)."""
+    b = positive_array(scale, "scale")
+    c = np.asarray(center, dtype=np.float64)
+    shape = np.broadcast_shapes(c.shape, b.shape)
+    out: NDArray[np.float64] = c + b * rng.laplace(0.0, 1.0, shape)
+    return out
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class LaplaceMechanism:
+    """R23-Def2.2: the Laplace mechanism M(x) = f(x) + Lap(scale).
+
+    "Lap(b) has density (1 / 2b) exp(-|y| / b)". ``sensitivity`` is the declared l1
+    sensitivity Delta > 0 and ``scale`` = b > 0, both exact. R23-Lem2.1: with
+    b = Delta / epsilon the mechanism is epsilon-DP; in general PureDP(Delta / b).
+    """
+
+    sensitivity: Fraction
+    scale: Fraction
+
+    def __init__(self, sensitivity: ExactLike, scale: ExactLike) -> None:
+        object.__setattr__(self, "sensitivity", exact_positive(sensitivity, "sensitivity"))
+        object.__setattr__(self, "scale", exact_positive(scale, "scale"))
+
+    @classmethod
+    def from_epsilon(cls, sensitivity: ExactLike, epsilon: ExactLike) -> LaplaceMechanism:
+        """R23-Lem2.1: scale = Delta / epsilon (an exact rational, epsilon > 0)."""
+        delta_ = exact_positive(sensitivity, "sensitivity")
+        eps = exact_positive(epsilon, "epsilon")
+        return cls(delta_, delta_ / eps)
+
+    @property
+    def epsilon(self) -> Fraction:
+        """R23-Lem2.1: epsilon = Delta / scale (exact)."""
+        return self.sensitivity / self.scale
+
+    def guarantee(self) -> PureDP:
+        """R23-Lem2.1: PureDP(Delta / scale), exact."""
+        return PureDP(self.epsilon)
+
+    def logpdf(self, y: ArrayLike, center: ArrayLike) -> NDArray[np.float64]:
+        """R23-Def2.2: log density of the output ``y`` when the query value is ``center``."""
+        return laplace_logpdf(y, center, float(self.scale))
+
+    def sample(self, center: ArrayLike, rng: np.random.Generator) -> NDArray[np.float64]:
+        """R23-Def2.2: center + Lap(scale), one draw per element of ``center``."""
+        return laplace_sample(center, float(self.scale), rng)
