@@ -11,9 +11,14 @@ from numpy.typing import ArrayLike
 
 from adaptive_dp.errors import ParameterTypeError
 from adaptive_dp.loss.base import PrivacyLossDistribution, finite_float
+from adaptive_dp.loss.discrete import DiscretePLD
 from adaptive_dp.loss.gaussian import GaussianPLD
-from adaptive_dp.mechanisms.base import Mechanism
+from adaptive_dp.loss.laplace import LaplacePLD
+from adaptive_dp.loss.randomized_response import rr_pld
+from adaptive_dp.mechanisms.base import Mechanism, bit_array
 from adaptive_dp.mechanisms.gaussian import GaussianMechanism
+from adaptive_dp.mechanisms.laplace import LaplaceMechanism
+from adaptive_dp.mechanisms.randomized_response import RandomizedResponse
 
 __all__ = ["PrivacyLossDistribution", "pld"]
 
@@ -26,7 +31,10 @@ def pld(
     """R23-Def2.3: the privacy-loss distribution of ``mechanism`` on a pair of neighbours.
 
     ``center_prime`` defaults to ``mechanism.sensitivity`` (with ``center`` = 0, the
-    worst-case pair for a scalar query).
+    worst-case pair for a scalar query). The family of each law is derived from the
+    mechanism's densities in the module of that PLD (Gaussian: N(mu^2/2, mu^2) with
+    mu = |c - c'| / sigma; Laplace: atoms at +-|c - c'| / b plus a continuous part;
+    randomized response: two atoms +-eps, or the point 0 when the bits agree).
     """
     c = finite_float(center, "center")
     cp = finite_float(
@@ -34,6 +42,14 @@ def pld(
     )
     if isinstance(mechanism, GaussianMechanism):
         return GaussianPLD(abs(c - cp) / float(mechanism.sigma))
+    if isinstance(mechanism, LaplaceMechanism):
+        return LaplacePLD(abs(c - cp) / float(mechanism.scale))
+    if isinstance(mechanism, RandomizedResponse):
+        bit_array(c, "center")
+        bit_array(cp, "center_prime")
+        if c == cp:
+            return DiscretePLD([0.0], [0.0])
+        return rr_pld(float(mechanism.epsilon))
     raise ParameterTypeError(
         "mechanism", mechanism, "a GaussianMechanism, LaplaceMechanism or RandomizedResponse"
     )
