@@ -1,0 +1,152 @@
+"""The RRUV16 filter COMP_{epsilon_g, delta_g} (Rogers-Roth-Ullman-Vadhan 2016), with its
+mixture parameter H named (RRUV16-Filter)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+from flint import arb
+
+from adaptive_dp.errors import DeltaRangeError
+from adaptive_dp.filters.base import BoolArray, FloatArray, Rule, inflate_up, mul_up
+from adaptive_dp.guarantees.definitions import ApproxDP, Guarantee
+from adaptive_dp.numerics import (
+    ExactLike,
+    arb_of,
+    ball_lower,
+    ball_upper,
+    enclose,
+    exact_delta,
+    exact_positive,
+    exact_upper,
+    round_down,
+)
+from adaptive_dp.numerics.search import bisect_increasing
+from adaptive_dp.odometers._coerce import as_approx
+
+__all__ = ["RRUV16Filter", "rruv16_drift_upper"]
+
+HLog = Literal["1/delta", "2/delta"]
+
+
+def rruv16_drift_upper(epsilon: Fraction) -> Fraction:
+    """An exact rational upper bound of epsilon (e^epsilon - 1) / 2 (certified)."""
+    if epsilon == 0:
+        return Fraction(0)
+    return exact_upper(enclose(lambda: arb_of(epsilon) * arb_of(epsilon).expm1() / 2))
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class RRUV16Filter(Rule):
+    """RRUV16-Filter (reconstruction from two third-party readings; paper text not in a
+    seed): COMP_{epsilon_g, delta_g} halts iff
+    "sum_{j<=k} delta_j > delta_g/2  or  sqrt(2 (V_k + H)(1 + 1/2 log(V_k/H + 1))
+    log(2/delta_g)) + sum_{j<=k} epsilon_j (e^{epsilon_j} - 1)/2 > epsilon_g",
+    V_k = sum_{j<=k} epsilon_j^2, k counting the proposed mechanism (look-ahead), and
+    continues otherwise, for 0 < delta_g < 1/e.
+
+    The mixture parameter is named: ``h_log="1/delta"`` (default, Sherpa.ai's reading and
+    the recalled paper form) gives H = epsilon_g^2 / (28.04 log(1/delta_g));
+    ``h_log="2/delta"`` (Winograd-Cort's composedp.ml) uses log(2/delta_g). Validity for
+    every fixed H > 0: the rule halts whenever the W23 filter H23-ThmB.3 with
+    delta' = delta'' = delta_g/2 halts, so the stopped composition is
+    (epsilon_g, delta_g)-DP (proofs/RRUV16-Filter.md). The drift sum is kept as an exact
+    sum of certified rational upper bounds.
+    """
+
+    epsilon_g: Fraction
+    delta_g: Fraction
+    h_log: HLog
+    SPEC = "RRUV16-Filter"
+    N_SUMS = 3
+
+    def __init__(
+        self, epsilon_g: ExactLike, delta_g: ExactLike, h_log: HLog = "1/delta"
+    ) -> None:
+        object.__setattr__(self, "epsilon_g", exact_positive(epsilon_g, "epsilon_g"))
+        dg = exact_delta(delta_g, "delta_g", allow_zero=False)
+        if dg >= Fraction(367879441171442, 10**15):  # 1/e rounded down
+            raise DeltaRangeError("delta_g", delta_g, "0 < delta_g < 1/e")
+        object.__setattr__(self, "delta_g", dg)
+        if h_log not in ("1/delta", "2/delta"):
+            raise DeltaRangeError("h_log", h_log, "'1/delta' or '2/delta'")
+        object.__setattr__(self, "h_log", h_log)
+
+    def _h(self) -> arb:
+        num = 1 if self.h_log == "1/delta" else 2
+        return arb_of(self.epsilon_g) ** 2 / (
+            arb(2804) / 100 * (arb(num) / arb_of(self.delta_g)).log()
+        )
+
+    @property
+    def H(self) -> float:
+        """The mixture parameter H (nearest float; shown for reference)."""
+        return float(ball_upper(enclose(self._h)))
+
+    def _increments(self, spend: object) -> tuple[Fraction, ...]:
+        eps, delta = as_approx(spend, "RRUV16Filter")
+        return (eps * eps, rruv16_drift_upper(eps), delta)
+
+    def _bound(self, sums: tuple[Fraction, ...]) -> arb:
+        v, drift, dg = sums[0], sums[1], self.delta_g
+
+        def evaluate() -> arb:
+            h = self._h()
+            av = arb_of(v)
+            conc = (
+                2 * (av + h) * (1 + (av / h + 1).log() / 2) * (arb(2) / arb_of(dg)).log()
+            ).sqrt()
+            return conc + arb_of(drift)
+
+        return enclose(evaluate)
+
+    def _admits(self, sums: tuple[Fraction, ...]) -> bool:
+        if sums[2] > self.delta_g / 2:
+            return False
+        return exact_upper(self._bound(sums)) <= self.epsilon_g
+
+    def _primary_spend(self, value: float, next_delta: Fraction) -> object:
+        return (value, next_delta)
+
+    def _max_next(self, sums: tuple[Fraction, ...], next_delta: Fraction) -> float | None:
+        if sums[2] + next_delta > self.delta_g / 2:
+            return None
+
+        def admitted(x: float) -> float:
+            inc = self._increments((x, next_delta))
+            after = tuple(a + b for a, b in zip(sums, inc, strict=True))
+            return 0.0 if self._admits(after) else 1.0
+
+        if admitted(0.0) > 0:
+            return None
+        return bisect_increasing(admitted, 0.0, float(self.epsilon_g), 0.5, iterations=80)
+
+    def _spent(self, sums: tuple[Fraction, ...]) -> Guarantee:
+        return ApproxDP(ball_upper(self._bound(sums)), self.delta_g)
+
+    def _remaining(self, sums: tuple[Fraction, ...]) -> float:
+        bound = self._bound(sums)
+        eg = self.epsilon_g
+        return ball_lower(enclose(lambda: arb_of(eg) - bound))
+
+    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
+        drift = inflate_up(primary * np.expm1(primary) / 2)
+        return (mul_up(primary, primary), drift, delta)
+
+    def _fast_admits(self, sums: tuple[FloatArray, ...]) -> BoolArray:
+        h_ball = enclose(self._h)
+        h_lo, h_up = ball_lower(h_ball), ball_upper(h_ball)
+        dg = self.delta_g
+        c = ball_upper(enclose(lambda: (arb(2) / arb_of(dg)).log()))
+        v = sums[0]
+        # (V + H)(1 + log(V/H + 1)/2) increases in V and, for fixed V, is bounded by
+        # using H_up in (V + H) and H_lo inside the logarithm.
+        conc = np.sqrt(2 * (v + h_up) * (1 + np.log1p(v / h_lo) / 2) * c)
+        bound = inflate_up(conc + sums[1])
+        ok: BoolArray = (bound <= round_down(self.epsilon_g)) & (
+            sums[2] <= round_down(self.delta_g / 2)
+        )
+        return ok
