@@ -1,0 +1,210 @@
+"""The bounds under test, as small values with one private hook per named ingredient.
+
+A claim asks one of these for its claimed value; every value comes from the library's
+certified calculators in :mod:`adaptive_dp.guarantees` (epsilons and deltas rounded up).
+A negative control (:mod:`adaptive_dp.verify.twins`) subclasses a bound and overrides
+exactly one hook (DESIGN, Verification: twins), so a twin never duplicates the valid
+logic. ``claimed()`` returns ``(epsilon, delta)`` as floats.
+
+The library modules are imported inside the methods: the registry stays importable
+while a calculator is missing, and the claim that needs it fails when run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+__all__ = [
+    "CKS20",
+    "DRS19",
+    "KOV15",
+    "AdvancedComposition",
+    "BasicComposition",
+    "BunSteinke",
+    "GDPComposition",
+    "RDPConversion",
+    "ZCDPComposition",
+]
+
+
+def _pair(epsilon: Fraction, delta: Fraction) -> tuple[float, float]:
+    # Fractions from the certified calculators are floats' exact values already
+    return float(epsilon), float(delta)
+
+
+@dataclass(frozen=True, slots=True)
+class BunSteinke:
+    """R23-Lem2.3 (ii) on rho-zCDP: eps = rho + 2 sqrt(rho log(1/delta'')), delta''."""
+
+    rho: Fraction
+    delta_slack: Fraction
+
+    def _rho(self) -> Fraction:
+        return self.rho
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.definitions import ZCDP
+        from adaptive_dp.guarantees.zcdp import zcdp_to_dp_bun_steinke
+
+        result = zcdp_to_dp_bun_steinke(ZCDP(self._rho()), self.delta_slack)
+        return _pair(result.epsilon, result.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class CKS20:
+    """EXT-CKS20: the smallest eps certified for rho-zCDP at delta."""
+
+    rho: Fraction
+    delta: Fraction
+
+    def _rho(self) -> Fraction:
+        return self.rho
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.definitions import ZCDP
+        from adaptive_dp.guarantees.zcdp import zcdp_to_dp_optimal
+
+        result = zcdp_to_dp_optimal(ZCDP(self._rho()), self.delta)
+        return _pair(result.epsilon, result.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class ZCDPComposition:
+    """R23-Lem2.4 then EXT-CKS20: rho = sum rho_i, converted optimally at delta."""
+
+    parts: tuple[Fraction, ...]
+    delta: Fraction
+
+    def _parts(self) -> tuple[Fraction, ...]:
+        return self.parts
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.definitions import ZCDP
+        from adaptive_dp.guarantees.zcdp import compose_zcdp, zcdp_to_dp_optimal
+
+        total = compose_zcdp(ZCDP(r) for r in self._parts())
+        assert isinstance(total, ZCDP)
+        result = zcdp_to_dp_optimal(total, self.delta)
+        return _pair(result.epsilon, result.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class RDPConversion:
+    """EXT-BBGHS20 / EXT-Mironov17 on the Gaussian mechanism's RDP at one order.
+
+    The RDP point is EXT-GaussianRDP's ``alpha Delta^2 / (2 sigma^2)`` with
+    Delta = 1, sigma = 1/mu; ``method`` is "bbghs20" or "mironov17".
+    """
+
+    mu: Fraction
+    alpha: Fraction
+    delta: Fraction
+    method: str
+
+    def _rdp(self) -> object:
+        from adaptive_dp.guarantees.rdp import gaussian_rdp
+
+        return gaussian_rdp(1, 1 / self.mu, self.alpha)
+
+    def _convert(self, rdp: object) -> tuple[float, float]:
+        from adaptive_dp.guarantees.rdp import rdp_to_dp
+
+        result = rdp_to_dp(rdp, self.delta, method=self.method)  # type: ignore[arg-type]
+        return _pair(result.epsilon, result.delta)
+
+    def claimed(self) -> tuple[float, float]:
+        return self._convert(self._rdp())
+
+
+@dataclass(frozen=True, slots=True)
+class DRS19:
+    """EXT-DRS19: the smallest eps with delta_mu(eps) <= delta for mu-GDP."""
+
+    mu: Fraction
+    delta: Fraction
+
+    def _mu(self) -> Fraction:
+        return self.mu
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.definitions import GDP
+        from adaptive_dp.guarantees.gdp import gdp_to_dp
+
+        result = gdp_to_dp(GDP(self._mu()), self.delta)
+        return _pair(result.epsilon, result.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class GDPComposition:
+    """EXT-GDPComposition then EXT-DRS19: delta_mu(epsilon) of mu = sqrt(sum mu_i^2).
+
+    ``parts`` are the mu_i (a single part when only the total is fixed in advance).
+    """
+
+    parts: tuple[Fraction, ...]
+    epsilon: Fraction
+
+    def _parts(self) -> tuple[Fraction, ...]:
+        return self.parts
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.definitions import GDP
+        from adaptive_dp.guarantees.gdp import compose_gdp, gdp_delta
+
+        total = compose_gdp(GDP(m) for m in self._parts())
+        return float(self.epsilon), gdp_delta(total, self.epsilon)
+
+
+@dataclass(frozen=True, slots=True)
+class BasicComposition:
+    """CS2080-BasicComp: eps_1 + ... + eps_k (delta = 0)."""
+
+    spends: tuple[Fraction, ...]
+
+    def _spends(self) -> tuple[Fraction, ...]:
+        return self.spends
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.composition import compose_basic
+        from adaptive_dp.guarantees.definitions import PureDP
+
+        result = compose_basic(PureDP(e) for e in self._spends())
+        return float(result.epsilon), float(getattr(result, "delta", 0))
+
+
+@dataclass(frozen=True, slots=True)
+class AdvancedComposition:
+    """CS2080-AdvComp: eps' = eps sqrt(2k ln(1/delta')) + k eps (e^eps - 1), k delta + delta'."""
+
+    epsilon: Fraction
+    k: int
+    delta_slack: Fraction
+
+    def _epsilon(self) -> float:
+        from adaptive_dp.guarantees.composition import compose_advanced
+        from adaptive_dp.guarantees.definitions import ApproxDP
+
+        return float(compose_advanced(ApproxDP(self.epsilon, 0), self.k, self.delta_slack).epsilon)
+
+    def claimed(self) -> tuple[float, float]:
+        return self._epsilon(), float(self.delta_slack)
+
+
+@dataclass(frozen=True, slots=True)
+class KOV15:
+    """EXT-KOV15: the optimal eps' for k-fold composition of eps-DP at delta_total."""
+
+    epsilon: Fraction
+    k: int
+    delta: Fraction
+
+    def _k(self) -> int:
+        return self.k
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.composition import compose_kov
+        from adaptive_dp.guarantees.definitions import ApproxDP
+
+        result = compose_kov(ApproxDP(self.epsilon, 0), self._k(), self.delta)
+        return _pair(result.epsilon, result.delta)

@@ -1,0 +1,145 @@
+"""Claim and twin values of the registry, and the experiments they run.
+
+A :class:`Claim` names its spec id, scenario, quantity and twins; ``build(profile)``
+gives the :class:`Setup` of one profile ("quick" or "full"): the experiment (a
+function ``(paths, rng, under) -> samples``), the evaluation epsilon, the claimed value,
+the number of samples and the orders of the neighbouring pair to test. A
+:class:`Twin` (negative control) has the same shape; it is caught iff its verdict is
+violated. Samples per order are the smallest powered n (see
+:func:`adaptive_dp.verify.estimators.required_samples`) times :data:`SAFETY`.
+
+Claims of later issues register the same way: a module of :mod:`adaptive_dp.verify.claims`
+exposes ``CLAIMS: tuple[Claim, ...]``; an experiment that needs a filter, accumulator or
+odometer passes a :class:`adaptive_dp.verify.simulate.BatchRule` to
+:class:`AdversaryExperiment` (or returns crossing indicators / e-values directly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from adaptive_dp.verify.estimators import Quantity, required_samples
+from adaptive_dp.verify.simulate import BatchRule, simulate
+
+__all__ = [
+    "PROFILES",
+    "SAFETY",
+    "AdversaryExperiment",
+    "Bound",
+    "Claim",
+    "Experiment",
+    "Setup",
+    "Twin",
+    "hockey_stick_setup",
+    "max_loss_setup",
+    "profile_delta",
+    "samples_for",
+]
+
+PROFILES = ("quick", "full")
+SAFETY = 2.0
+"""Samples are this multiple of the smallest powered n (margin for twins' catches)."""
+
+
+class Experiment(Protocol):
+    """Draws ``paths`` samples of the claim's statistic on the ``under`` side."""
+
+    def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AdversaryExperiment:
+    """The privacy loss of an adversary's transcript (optionally through a rule)."""
+
+    adversary: Any
+    rule: BatchRule | None = None
+
+    def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[np.float64]:
+        return simulate(self.adversary, paths, rng, under=under, rule=self.rule).loss
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """One profile's test of a claim or twin.
+
+    ``epsilon``: where the tail / hockey-stick is evaluated, or the claimed epsilon of a
+    max-loss (delta = 0) claim. ``claimed``: the claimed delta (epsilon for max-loss,
+    1 for e-values). ``delta_min``: the smallest tail a max-loss test must detect.
+    ``scale``: K of a truncated e-value mean. ``note``: the scenario's parameters.
+    """
+
+    quantity: Quantity
+    epsilon: float
+    claimed: float
+    experiment: Experiment
+    samples: int
+    orders: tuple[str, ...] = ("x", "x'")
+    delta_min: float | None = None
+    scale: float = 1.0
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Twin:
+    """A negative control: the valid bound with exactly one named ``defect``."""
+
+    name: str
+    defect: str
+    build: Callable[[str], Setup]
+    spec_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A registered claim ``<spec id>/<scenario>``."""
+
+    spec_id: str
+    scenario: str
+    quantity: Quantity
+    summary: str
+    build: Callable[[str], Setup]
+    twins: tuple[Twin, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return f"{self.spec_id}/{self.scenario}"
+
+
+def samples_for(quantity: Quantity, claimed: float, delta_min: float | None = None,
+                scale: float = 1.0) -> int:
+    """SAFETY times the smallest n with power for ``claimed`` (or ``delta_min``)."""
+    target = delta_min if quantity is Quantity.MAX_LOSS and delta_min is not None else claimed
+    return required_samples(quantity, target, scale=scale, safety=SAFETY)
+
+
+class Bound(Protocol):
+    """A bound under test (:mod:`adaptive_dp.verify.bounds`): ``(epsilon, delta)``."""
+
+    def claimed(self) -> tuple[float, float]: ...
+
+
+def profile_delta(profile: str, quick: float) -> float:
+    """The claimed delta of a profile: ``quick`` (0.02 to 0.2) or 1e-3 under "full"."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile={profile!r} is not allowed: expected one of {PROFILES}")
+    return quick if profile == "quick" else 1e-3
+
+
+def hockey_stick_setup(bound: Bound, adversary: Any, note: str) -> Setup:
+    """Hockey-stick at the bound's epsilon against its delta, both orders of the pair."""
+    epsilon, delta = bound.claimed()
+    return Setup(Quantity.HOCKEY_STICK, epsilon, delta, AdversaryExperiment(adversary),
+                 samples_for(Quantity.HOCKEY_STICK, delta), note=note)
+
+
+def max_loss_setup(bound: Bound, adversary: Any, delta_min: float, note: str) -> Setup:
+    """delta = 0: every sampled loss, in both orders, at most the bound's epsilon."""
+    epsilon, _ = bound.claimed()
+    return Setup(Quantity.MAX_LOSS, epsilon, epsilon, AdversaryExperiment(adversary),
+                 samples_for(Quantity.MAX_LOSS, epsilon, delta_min), delta_min=delta_min,
+                 note=note)

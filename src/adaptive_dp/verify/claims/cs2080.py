@@ -1,0 +1,99 @@
+"""Claims of the CS2080 lecture: basic (CS2080-BasicComp) and advanced (CS2080-AdvComp)
+composition under adaptively chosen eps-DP mechanisms.
+
+The adversaries pick randomized response or the Laplace mechanism at every step from
+the outputs so far (randomized response while the running loss is <= 0, Laplace
+above), with per-step epsilons fixed in advance:
+
+- ``CS2080-BasicComp/budget-hugging``: 8 releases of eps = 1/8 (budget 1 spent exactly);
+  delta = 0, so every sampled loss in both orders must be <= 1 (1 + 1e-9); power for
+  tails of delta_min = 0.02 (quick) / 1e-3 (full). Twin ``drop-last``.
+- ``CS2080-BasicComp/stop-at-worst``: the same, stopping once the loss exceeds 0.3.
+- ``CS2080-AdvComp/budget-hugging``: 16 releases of eps = 1/4, delta' = 0.05 / 1e-3;
+  hockey-stick at eps' = eps sqrt(2k ln(1/delta')) + k eps (e^eps - 1).
+  Twin ``no-drift`` in its own scenario (10 randomized responses of eps = 2, where
+  the drift term dominates).
+- ``CS2080-AdvComp/stop-at-worst``: the same, stopping once the loss exceeds 2.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from adaptive_dp.interactive.adversary import LAPLACE, RANDOMIZED_RESPONSE
+from adaptive_dp.verify.adversaries import BudgetHugging, Constant, StopAtWorst
+from adaptive_dp.verify.bounds import AdvancedComposition, BasicComposition
+from adaptive_dp.verify.claims.base import (
+    Claim,
+    Setup,
+    Twin,
+    hockey_stick_setup,
+    max_loss_setup,
+    profile_delta,
+)
+from adaptive_dp.verify.estimators import Quantity
+from adaptive_dp.verify.twins.composition import DropLastBasic, NoDriftAdvanced
+
+__all__ = ["CLAIMS"]
+
+_KINDS = (RANDOMIZED_RESPONSE, LAPLACE)
+_EIGHTHS = (Fraction(1, 8),) * 8
+
+
+def _basic_hugging(profile: str) -> Setup:
+    delta_min = profile_delta(profile, 0.02)
+    return max_loss_setup(BasicComposition(_EIGHTHS), BudgetHugging(_KINDS, 1.0, 8),
+                          delta_min, "8 adaptive RR/Laplace releases of eps=1/8 (budget 1)")
+
+
+def _basic_stop(profile: str) -> Setup:
+    delta_min = profile_delta(profile, 0.02)
+    return max_loss_setup(BasicComposition(_EIGHTHS), StopAtWorst(_KINDS, 0.125, 8, 0.3),
+                          delta_min, "up to 8 adaptive RR/Laplace releases of eps=1/8, "
+                          "stop when L > 0.3")
+
+
+def _basic_twin(profile: str) -> Setup:
+    return max_loss_setup(DropLastBasic((Fraction(1, 2),) * 3),
+                          Constant((RANDOMIZED_RESPONSE,), 0.5, 3), 0.02,
+                          "3 randomized responses of eps=1/2")
+
+
+def _adv(profile: str, adversary: object, what: str) -> Setup:
+    slack = Fraction(profile_delta(profile, 0.05))
+    return hockey_stick_setup(AdvancedComposition(Fraction(1, 4), 16, slack), adversary,
+                              f"{what}, delta'={float(slack)}")
+
+
+def _adv_hugging(profile: str) -> Setup:
+    return _adv(profile, BudgetHugging(_KINDS, 4.0, 16),
+                "16 adaptive RR/Laplace releases of eps=1/4")
+
+
+def _adv_stop(profile: str) -> Setup:
+    return _adv(profile, StopAtWorst(_KINDS, 0.25, 16, 2.0),
+                "up to 16 adaptive RR/Laplace releases of eps=1/4, stop when L > 2")
+
+
+def _adv_twin(profile: str) -> Setup:
+    return hockey_stick_setup(NoDriftAdvanced(Fraction(2), 10, Fraction(1, 20)),
+                              Constant((RANDOMIZED_RESPONSE,), 2.0, 10),
+                              "10 randomized responses of eps=2, delta'=0.05")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("CS2080-BasicComp", "budget-hugging", Quantity.MAX_LOSS,
+          "basic composition: eps_i-DP mechanisms compose to (sum eps_i)-DP",
+          _basic_hugging,
+          (Twin("drop-last", "the last spend not charged", _basic_twin),)),
+    Claim("CS2080-BasicComp", "stop-at-worst", Quantity.MAX_LOSS,
+          "basic composition under an adversary that stops at the worst moment",
+          _basic_stop),
+    Claim("CS2080-AdvComp", "budget-hugging", Quantity.HOCKEY_STICK,
+          "advanced composition: k eps-DP => (eps sqrt(2k ln 1/d') + k eps (e^eps-1), d')",
+          _adv_hugging,
+          (Twin("no-drift", "drift term k eps (e^eps - 1) dropped", _adv_twin),)),
+    Claim("CS2080-AdvComp", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "advanced composition under an adversary that stops at the worst moment",
+          _adv_stop),
+)

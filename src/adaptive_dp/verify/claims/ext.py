@@ -1,0 +1,218 @@
+"""Claims of the external results the library relies on (tag EXT).
+
+Conversions, on one Gaussian release (sensitivity 1, worst-case neighbours 0 and 1),
+hockey-stick at the converted epsilon in both orders, claimed delta 0.05 (quick) or
+1e-3 (full):
+
+- ``EXT-CKS20/gaussian``: rho = 2 (mu = 2). Twin ``halved-rho``.
+- ``EXT-BBGHS20/gaussian``: mu = 2 (sigma = 1/2), RDP order alpha = 3. Twin
+  ``halved-rdp-epsilon``.
+- ``EXT-Mironov17/gaussian``: mu = 2, alpha = 3/2. Twin ``rdp-epsilon-as-dp``.
+- ``EXT-DRS19/gaussian``: mu = 1. Twin ``halved-mu``.
+
+Compositions under adaptive adversaries:
+
+- ``EXT-GDPComposition/budget-hugging``: adaptively chosen sigmas: each path spends 10%
+  of its remaining mu^2 (40% when its running loss is above 0) at each of 9 steps and the
+  rest at the 10th, total mu^2 = 9/4 (mu = 3/2); hockey-stick at the stated eps = 2
+  (quick) / 5 (full) against delta_mu(eps) of EXT-DRS19. The total is fixed in advance and
+  the mu_i are predictable, so the loss is exactly N(mu^2/2, mu^2) (the discrete
+  Dubins-Schwarz argument behind the GDP filter EXT-ST22).
+- ``EXT-GDPComposition/stop-at-worst``: 9 releases of mu = 1/2, stop when L > 1.
+  Twin ``drop-last`` (two releases of mu = 1, eps = 1.5).
+- ``EXT-GDPComposition/generated-doubling``: a committed generated adversary (data).
+- ``EXT-KOV15/budget-hugging``: 4 adaptive RR/Laplace releases of eps = 1, the optimal
+  eps' at delta = 0.05 / 1e-3. Twin ``k-minus-one`` (4 randomized responses).
+- ``EXT-KOV15/stop-at-worst``: stop when L > 1.5.
+- ``EXT-KOV15/generated-*``: committed generated adversaries (data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
+from adaptive_dp.verify.adversaries import (
+    BudgetHugging,
+    Constant,
+    StopAtWorst,
+    adversary_from_data,
+)
+from adaptive_dp.verify.bounds import CKS20, DRS19, KOV15, GDPComposition, RDPConversion
+from adaptive_dp.verify.claims.base import (
+    Claim,
+    Setup,
+    Twin,
+    hockey_stick_setup,
+    profile_delta,
+)
+from adaptive_dp.verify.estimators import Quantity
+from adaptive_dp.verify.twins.composition import DropLastGDP, KMinusOneKOV
+from adaptive_dp.verify.twins.conversions import (
+    HalvedEpsilonRDP,
+    HalvedMuDRS19,
+    HalvedRhoCKS20,
+    RDPEpsilonAsDP,
+)
+
+__all__ = ["CLAIMS", "GENERATED"]
+
+_KINDS = (RANDOMIZED_RESPONSE, LAPLACE)
+_QUICK_DELTA = Fraction(1, 20)
+
+
+def _gaussian(mu: float) -> Constant:
+    return Constant((GAUSSIAN,), mu, 1)
+
+
+def _cks(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    return hockey_stick_setup(CKS20(Fraction(2), delta), _gaussian(2.0),
+                              f"one Gaussian release, rho=2 (mu=2), delta={float(delta)}")
+
+
+def _cks_twin(profile: str) -> Setup:
+    return hockey_stick_setup(HalvedRhoCKS20(Fraction(2), _QUICK_DELTA), _gaussian(2.0),
+                              "one Gaussian release, rho=2 (mu=2), delta=0.05")
+
+
+def _rdp(method: str, alpha: Fraction) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = Fraction(profile_delta(profile, 0.05))
+        return hockey_stick_setup(RDPConversion(Fraction(2), alpha, delta, method),
+                                  _gaussian(2.0),
+                                  f"one Gaussian release, mu=2, alpha={alpha}, "
+                                  f"delta={float(delta)}")
+    return build
+
+
+def _bbghs_twin(profile: str) -> Setup:
+    bound = HalvedEpsilonRDP(Fraction(2), Fraction(3), _QUICK_DELTA, "bbghs20")
+    return hockey_stick_setup(bound, _gaussian(2.0),
+                              "one Gaussian release, mu=2, alpha=3, delta=0.05")
+
+
+def _mironov_twin(profile: str) -> Setup:
+    bound = RDPEpsilonAsDP(Fraction(2), Fraction(3, 2), _QUICK_DELTA, "mironov17")
+    return hockey_stick_setup(bound, _gaussian(2.0),
+                              "one Gaussian release, mu=2, alpha=3/2, delta=0.05")
+
+
+def _drs(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    return hockey_stick_setup(DRS19(Fraction(1), delta), _gaussian(1.0),
+                              f"one Gaussian release, mu=1, delta={float(delta)}")
+
+
+def _drs_twin(profile: str) -> Setup:
+    return hockey_stick_setup(HalvedMuDRS19(Fraction(1), _QUICK_DELTA), _gaussian(1.0),
+                              "one Gaussian release, mu=1, delta=0.05")
+
+
+def _gdp_eps(profile: str) -> Fraction:
+    return Fraction(2) if profile == "quick" else Fraction(5)
+
+
+def _gdp_hugging(profile: str) -> Setup:
+    eps = _gdp_eps(profile)
+    adversary = BudgetHugging((GAUSSIAN,), 2.25, 10, "mu2", 0.1, 0.4, 0.0)
+    return hockey_stick_setup(GDPComposition((Fraction(3, 2),), eps), adversary,
+                              f"10 Gaussian releases, adaptive mu_i, sum mu_i^2 = 9/4, "
+                              f"eps={eps}")
+
+
+def _gdp_stop(profile: str) -> Setup:
+    eps = _gdp_eps(profile)
+    return hockey_stick_setup(GDPComposition((Fraction(1, 2),) * 9, eps),
+                              StopAtWorst((GAUSSIAN,), 0.5, 9, 1.0),
+                              f"up to 9 Gaussian releases of mu=1/2, stop when L > 1, eps={eps}")
+
+
+def _gdp_twin(profile: str) -> Setup:
+    return hockey_stick_setup(DropLastGDP((Fraction(1), Fraction(1)), Fraction(3, 2)),
+                              Constant((GAUSSIAN,), 1.0, 2),
+                              "2 Gaussian releases of mu=1, eps=1.5")
+
+
+def _kov(adversary: Any, what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = Fraction(profile_delta(profile, 0.05))
+        return hockey_stick_setup(KOV15(Fraction(1), 4, delta), adversary,
+                                  f"{what}, delta={float(delta)}")
+    return build
+
+
+def _kov_twin(profile: str) -> Setup:
+    return hockey_stick_setup(KMinusOneKOV(Fraction(1), 4, _QUICK_DELTA),
+                              Constant((RANDOMIZED_RESPONSE,), 1.0, 4),
+                              "4 randomized responses of eps=1, delta=0.05")
+
+
+GENERATED: dict[str, dict[str, Any]] = {
+    # Adversaries drawn once from the Hypothesis strategies of
+    # tests/verify/strategies.py and committed as plain data; `verify` replays them.
+    "EXT-KOV15/generated-output-threshold": {
+        "family": "output-threshold", "kinds": [2], "param": 1.0, "switch_kind": 0,
+        "switch_param": 1.0, "threshold": 0.5, "steps": 4, "pivot": 0.0,
+    },
+    "EXT-KOV15/generated-random": {
+        "family": "random", "kinds": [0, 2], "params": [0.5, 1.0], "steps": 4,
+        "stop_probability": 0.25,
+    },
+    "EXT-GDPComposition/generated-doubling": {
+        "family": "doubling", "kinds": [1], "param": 0.125, "steps": 4, "factor": 2.0,
+        "cap": 1.0, "pivot": 0.0,
+    },
+}
+
+
+def _generated_gdp(profile: str) -> Setup:
+    eps = Fraction(3, 2) if profile == "quick" else Fraction(5)
+    adversary = adversary_from_data(GENERATED["EXT-GDPComposition/generated-doubling"])
+    parts = (Fraction(1, 8), Fraction(1, 4), Fraction(1, 2), Fraction(1))
+    return hockey_stick_setup(GDPComposition(parts, eps), adversary,
+                              f"4 Gaussian releases, mu = 1/8, 1/4, 1/2, 1, eps={eps}")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("EXT-CKS20", "gaussian", Quantity.HOCKEY_STICK,
+          "optimal zCDP -> (eps, delta) conversion (Canonne-Kamath-Steinke 2020)",
+          _cks, (Twin("halved-rho", "rho halved before converting", _cks_twin),)),
+    Claim("EXT-BBGHS20", "gaussian", Quantity.HOCKEY_STICK,
+          "RDP -> DP: eps + log((a-1)/a) - (log delta + log a)/(a-1)",
+          _rdp("bbghs20", Fraction(3)),
+          (Twin("halved-rdp-epsilon", "Gaussian RDP epsilon halved", _bbghs_twin),)),
+    Claim("EXT-Mironov17", "gaussian", Quantity.HOCKEY_STICK,
+          "RDP -> DP: eps + log(1/delta)/(alpha - 1)",
+          _rdp("mironov17", Fraction(3, 2)),
+          (Twin("rdp-epsilon-as-dp", "log(1/delta)/(alpha-1) dropped", _mironov_twin),)),
+    Claim("EXT-DRS19", "gaussian", Quantity.HOCKEY_STICK,
+          "GDP -> (eps, delta): delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)",
+          _drs, (Twin("halved-mu", "mu halved before converting", _drs_twin),)),
+    Claim("EXT-GDPComposition", "budget-hugging", Quantity.HOCKEY_STICK,
+          "GDP composition mu = sqrt(sum mu_i^2), adaptively chosen sigmas",
+          _gdp_hugging),
+    Claim("EXT-GDPComposition", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "GDP composition under an adversary that stops at the worst moment",
+          _gdp_stop, (Twin("drop-last", "the last mechanism's mu left out", _gdp_twin),)),
+    Claim("EXT-GDPComposition", "generated-doubling", Quantity.HOCKEY_STICK,
+          "GDP composition, replayed generated doubling adversary", _generated_gdp),
+    Claim("EXT-KOV15", "budget-hugging", Quantity.HOCKEY_STICK,
+          "optimal homogeneous composition (Kairouz-Oh-Viswanath)",
+          _kov(BudgetHugging(_KINDS, 4.0, 4), "4 adaptive RR/Laplace releases of eps=1"),
+          (Twin("k-minus-one", "optimal bound of k-1 compositions", _kov_twin),)),
+    Claim("EXT-KOV15", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "optimal homogeneous composition, adversary stops at the worst moment",
+          _kov(StopAtWorst(_KINDS, 1.0, 4, 1.5),
+               "up to 4 adaptive RR/Laplace releases of eps=1, stop when L > 1.5")),
+    Claim("EXT-KOV15", "generated-output-threshold", Quantity.HOCKEY_STICK,
+          "optimal homogeneous composition, replayed generated output-threshold adversary",
+          _kov(adversary_from_data(GENERATED["EXT-KOV15/generated-output-threshold"]),
+               "4 releases of eps=1, RR until an output > 0.5, then Laplace")),
+    Claim("EXT-KOV15", "generated-random", Quantity.HOCKEY_STICK,
+          "optimal homogeneous composition, replayed generated random adversary",
+          _kov(adversary_from_data(GENERATED["EXT-KOV15/generated-random"]),
+               "up to 4 random RR/Laplace releases of eps 1/2 or 1, random stops")),
+)

@@ -1,0 +1,298 @@
+"""Vectorised simulator of adaptive interactions on worst-case neighbours.
+
+A batch of ``paths`` independent interactions runs step by step; at every step the
+adversary (:class:`adaptive_dp.interactive.adversary.Adversary`) picks, for all paths at
+once, the next mechanism kind, its privacy parameter and whether to go on; an optional
+rule (a filter, accumulator or odometer, through the batch protocol below) admits or
+refuses each request; the admitted mechanisms run on the worst-case neighbours of a
+scalar query (center 0 on ``x``, sensitivity 1 on ``x'``; bit 0 and bit 1 for randomized
+response), all paths of one kind in one numpy call. State is held in ``(paths, steps)``
+arrays: never one Python call per path per step.
+
+**The loss is computed from densities.** Each release adds
+``log p_x(y) - log p_x'(y)`` evaluated with the mechanisms' own array log densities
+(``laplace_logpdf``, ``gaussian_logpdf``, ``rr_logpmf`` of :mod:`adaptive_dp.mechanisms`),
+never from a bound under test. Under ``x`` the transcript's privacy loss is
+``L = sum_i log p_x(y_i)/p_x'(y_i)``; under ``x'`` the loss in the other order is
+``L' = sum_i log p_x'(y_i)/p_x(y_i)``; :func:`simulate` returns the loss of the pair in
+the order that matches the sampling side. Hockey-stick claims run both.
+
+Batch rule protocol (for filters, accumulators and odometers of later issues)
+---------------------------------------------------------------------------
+A claim that puts a rule between the adversary and the mechanisms passes a
+:class:`BatchRule` to :func:`simulate`. ``rule.start(paths)`` returns a fresh
+:class:`BatchLedger` for one batch; before every step the simulator calls
+``ledger.admit(kind, param, requested)`` with the requested mechanism kind and parameter
+of every path and the mask of paths that request a release; the ledger returns the
+boolean mask of admitted requests, charges exactly those, and leaves refused paths'
+state unchanged (refuse-and-continue). A terminal rule simply keeps refusing after its
+first refusal. ``ledger.bounds()`` (optional, may return None) reports the rule's
+current per-path bound (an odometer's reading U_n, for crossing claims); the simulator
+records it after every step in ``Transcript.bound_path`` when ``record=True``.
+
+Two ways to implement a ledger:
+
+1. a vectorised float fast path (numpy arrays of spent budget per path); allowed where
+   a property test shows it never admits a request the certified rule refuses;
+2. :class:`GroupedRule`: wraps a scalar, certified transition function
+   ``step(state, kind, param) -> (admitted, new_state)`` and calls it once per group of
+   paths that share the same public prefix (same state object and same request), so the
+   exact rule runs on a batch at the cost of one call per distinct prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from adaptive_dp.interactive.adversary import (
+    GAUSSIAN,
+    LAPLACE,
+    RANDOMIZED_RESPONSE,
+    Adversary,
+)
+from adaptive_dp.mechanisms import (
+    gaussian_logpdf,
+    gaussian_sample,
+    laplace_logpdf,
+    laplace_sample,
+    rr_logpmf,
+    rr_sample,
+)
+
+__all__ = [
+    "BatchLedger",
+    "BatchRule",
+    "BatchView",
+    "GroupedRule",
+    "Request",
+    "Transcript",
+    "release_losses",
+    "simulate",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One next-release choice per path (see ``interactive.adversary.BatchRequest``)."""
+
+    kind: NDArray[np.int8]
+    param: NDArray[np.float64]
+    go: NDArray[np.bool_]
+
+    @staticmethod
+    def uniform(paths: int, kind: int, param: float, go: bool = True) -> Request:
+        """The same request on every path."""
+        return Request(
+            np.full(paths, kind, dtype=np.int8),
+            np.full(paths, param, dtype=np.float64),
+            np.full(paths, go, dtype=bool),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BatchView:
+    """What the adversary sees after ``step`` releases (read-only slices of the state)."""
+
+    step: int
+    paths: int
+    outputs: NDArray[np.float64]
+    kinds: NDArray[np.int8]
+    params: NDArray[np.float64]
+    loss: NDArray[np.float64]
+    active: NDArray[np.bool_]
+
+
+class BatchLedger(Protocol):
+    """A rule's state for one batch of paths (see the module docstring)."""
+
+    def admit(
+        self, kind: NDArray[np.int8], param: NDArray[np.float64], requested: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]: ...
+
+    def bounds(self) -> NDArray[np.float64] | None: ...
+
+
+class BatchRule(Protocol):
+    """A filter, accumulator or odometer usable by the simulator."""
+
+    def start(self, paths: int) -> BatchLedger: ...
+
+
+@dataclass(frozen=True, slots=True)
+class GroupedRule:
+    """Run a scalar rule on a batch by grouping paths with identical public prefixes.
+
+    ``initial`` is the rule's starting state (hashable), ``step(state, kind, param)``
+    returns ``(admitted, new_state)`` (a refused request must return the state
+    unchanged); ``bound(state)`` optionally gives the state's current bound.
+    """
+
+    initial: Hashable
+    step: Callable[[Hashable, int, float], tuple[bool, Hashable]]
+    bound: Callable[[Hashable], float] | None = None
+
+    def start(self, paths: int) -> BatchLedger:
+        return _GroupedLedger(self, np.zeros(paths, dtype=np.int64), [self.initial])
+
+
+@dataclass(slots=True)
+class _GroupedLedger:
+    rule: GroupedRule
+    index: NDArray[np.int64]  # per path: position of its state in ``states``
+    states: list[Hashable] = field(default_factory=list)
+
+    def admit(
+        self, kind: NDArray[np.int8], param: NDArray[np.float64], requested: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
+        admitted = np.zeros(requested.shape, dtype=bool)
+        rows = np.nonzero(requested)[0]
+        if rows.size == 0:
+            return admitted
+        keys = np.stack(
+            [self.index[rows].astype(np.float64), kind[rows].astype(np.float64), param[rows]],
+            axis=1,
+        )
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        new_states: list[Hashable] = []
+        new_index = np.empty(unique.shape[0], dtype=np.int64)
+        ok = np.empty(unique.shape[0], dtype=bool)
+        for g, (state_index, k, p) in enumerate(unique):
+            yes, state = self.rule.step(self.states[int(state_index)], int(k), float(p))
+            ok[g] = yes
+            new_index[g] = len(self.states) + len(new_states)
+            new_states.append(state)
+        self.states.extend(new_states)
+        admitted[rows] = ok[inverse]
+        self.index[rows] = new_index[inverse]
+        return admitted
+
+    def bounds(self) -> NDArray[np.float64] | None:
+        if self.rule.bound is None:
+            return None
+        values = np.array([self.rule.bound(s) for s in self.states], dtype=np.float64)
+        out: NDArray[np.float64] = values[self.index]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """The result of one simulated batch.
+
+    ``loss`` is the total privacy loss of each path's released transcript in the order
+    of the sampling side (``log p_x/p_x'`` under ``x``, ``log p_x'/p_x`` under ``x'``);
+    ``releases`` counts the releases of each path. With ``record=True`` the per-step
+    running losses (same order), outputs, kinds, params and rule bounds are kept
+    (``(paths, steps)`` arrays), otherwise those fields are None.
+    """
+
+    loss: NDArray[np.float64]
+    releases: NDArray[np.int64]
+    loss_path: NDArray[np.float64] | None = None
+    outputs: NDArray[np.float64] | None = None
+    kinds: NDArray[np.int8] | None = None
+    params: NDArray[np.float64] | None = None
+    bound_path: NDArray[np.float64] | None = None
+
+
+def release_losses(
+    kind: int, y: NDArray[np.float64], param: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """log p_x(y) - log p_x'(y) for releases of one kind (center 0 vs 1, sensitivity 1),
+    from the mechanisms' array log densities."""
+    if kind == LAPLACE:
+        scale = 1.0 / param
+        out: NDArray[np.float64] = laplace_logpdf(y, 0.0, scale) - laplace_logpdf(y, 1.0, scale)
+    elif kind == GAUSSIAN:
+        sigma = 1.0 / param
+        out = gaussian_logpdf(y, 0.0, sigma) - gaussian_logpdf(y, 1.0, sigma)
+    elif kind == RANDOMIZED_RESPONSE:
+        out = rr_logpmf(y, 0.0, param) - rr_logpmf(y, 1.0, param)
+    else:
+        raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
+    return out
+
+
+def _sample(
+    kind: int, center: float, param: NDArray[np.float64], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    if kind == LAPLACE:
+        return laplace_sample(center, 1.0 / param, rng)
+    if kind == GAUSSIAN:
+        return gaussian_sample(center, 1.0 / param, rng)
+    if kind == RANDOMIZED_RESPONSE:
+        return rr_sample(center, param, rng)
+    raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
+
+
+def simulate(
+    adversary: Adversary,
+    paths: int,
+    rng: np.random.Generator,
+    *,
+    under: str = "x",
+    rule: BatchRule | None = None,
+    record: bool = False,
+    horizon: int | None = None,
+) -> Transcript:
+    """Run ``paths`` interactions of ``adversary`` on ``x`` (``under="x"``) or ``x'``.
+
+    ``horizon`` defaults to ``adversary.horizon``. With a ``rule``, a refused request
+    releases nothing (loss 0 for that step) and the path goes on.
+    """
+    if under not in ("x", "x'"):
+        raise ValueError(f"under={under!r} is not allowed: expected 'x' or \"x'\"")
+    if paths <= 0:
+        raise ValueError(f"paths={paths!r} is not allowed: expected paths >= 1")
+    steps = adversary.horizon if horizon is None else horizon
+    center = 0.0 if under == "x" else 1.0
+    outputs = np.full((paths, steps), np.nan)
+    kinds = np.full((paths, steps), -1, dtype=np.int8)
+    params = np.zeros((paths, steps))
+    loss = np.zeros(paths)
+    loss_path = np.zeros((paths, steps)) if record else None
+    bound_path = np.full((paths, steps), np.nan) if record and rule is not None else None
+    active = np.ones(paths, dtype=bool)
+    releases = np.zeros(paths, dtype=np.int64)
+    ledger = rule.start(paths) if rule is not None else None
+    last = 0
+    for t in range(steps):
+        view = BatchView(t, paths, outputs[:, :t], kinds[:, :t], params[:, :t], loss, active)
+        request = adversary.choose(view, rng)
+        active &= np.asarray(request.go, dtype=bool)
+        if not active.any():
+            break
+        kind = np.asarray(request.kind, dtype=np.int8)
+        param = np.asarray(request.param, dtype=np.float64)
+        admitted = active.copy() if ledger is None else ledger.admit(kind, param, active.copy())
+        for k in np.unique(kind[admitted]):
+            rows = np.nonzero(admitted & (kind == k))[0]
+            p = param[rows]
+            y = _sample(int(k), center, p, rng)
+            outputs[rows, t] = y
+            kinds[rows, t] = k
+            params[rows, t] = p
+            loss[rows] += release_losses(int(k), y, p)
+        releases += admitted
+        last = t + 1
+        if loss_path is not None:
+            loss_path[:, t] = loss
+        if bound_path is not None and ledger is not None:
+            b = ledger.bounds()
+            if b is not None:
+                bound_path[:, t] = b
+    sign = 1.0 if under == "x" else -1.0
+    final = sign * loss
+    if not record:
+        return Transcript(final, releases)
+    assert loss_path is not None
+    if last < steps:
+        loss_path[:, last:] = loss[:, None]
+    return Transcript(
+        final, releases, sign * loss_path, outputs, kinds, params, bound_path
+    )
