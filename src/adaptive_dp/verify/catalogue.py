@@ -100,7 +100,10 @@ _REQUIRED: Final[frozenset[str]] = frozenset(
 )
 
 _SUFFIX = r"(?:-(?:Corrected|Printed))?"
-_NUMBERED = r"(?P<prefix>Def|Lem|Thm|Cor|Prop|Alg|Eq|Rem|Ex)(?P<number>[A-Z](?:\.\d+)+|\d+(?:\.\d+)*)"
+_NUMBERED = (
+    r"(?P<prefix>Def|Lem|Thm|Cor|Prop|Alg|Eq|Rem|Ex)"
+    r"(?P<number>[A-Z](?:\.\d+)+|\d+(?:\.\d+)*)"
+)
 _CAMEL = r"(?P<camel>[A-Za-z][A-Za-z0-9]*)"
 
 
@@ -203,7 +206,9 @@ def _build(raw: Mapping[str, Any], tag: str, file: str, index: int) -> SpecItem:
     where = f"{file} {ident}"
     match = id_pattern(tag).match(ident)
     if match is None:
-        raise CatalogueError(f"{where}: id does not follow <{tag}>-<Kind><number> or <{tag}>-<Name>")
+        raise CatalogueError(
+            f"{where}: id does not follow <{tag}>-<Kind><number> or <{tag}>-<Name>"
+        )
     kind = _string(raw, "kind", where)
     if kind not in KINDS:
         raise CatalogueError(f"{where}: kind {kind!r} not in {KINDS}")
