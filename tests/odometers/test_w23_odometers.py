@@ -1,0 +1,120 @@
+"""W23-StitchedOdometer-Corrected and W23-MixtureOdometer-Corrected: regression values
+(odometer-notes section 5.5, recomputed here with mpmath), monotone readings, the
+delta'' cut-off at equality, the fast path never below the certified reading."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adaptive_dp.errors import UnsupportedGuaranteeError
+from adaptive_dp.guarantees.definitions import ApproxDP, ProbabilisticDP, PureDP
+from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer, mixture_rho_for
+
+mpmath.mp.dps = 50
+M = mpmath.mpf
+
+
+def stitched_poster(v: mpmath.mpf, m: mpmath.mpf, dp: str) -> mpmath.mpf:
+    g = M("1.7") * mpmath.sqrt(
+        v * (mpmath.log(mpmath.log(2 * v / m)) + M("0.72") * mpmath.log(M("5.2") / M(dp)))
+    )
+    return g + v / 2
+
+
+def stitched_exact(
+    v: mpmath.mpf, m: mpmath.mpf, dp: str, eta: int = 2, s: str = "1.4"
+) -> mpmath.mpf:
+    e, ss = M(eta), M(s)
+    k1 = (e ** M("0.25") + e ** M("-0.25")) / mpmath.sqrt(2)
+    ell = ss * mpmath.log(mpmath.log(e * v / m)) + mpmath.log(
+        mpmath.zeta(ss) / (mpmath.log(e) ** ss * M(dp))
+    )
+    return k1 * mpmath.sqrt(v * ell) + v / 2
+
+
+def mixture(v: mpmath.mpf, rho: str, dp: str, sides: str) -> mpmath.mpf:
+    r = M(rho)
+    ratio = mpmath.sqrt((v + r) / r)
+    inner = mpmath.log(ratio / (2 * M(dp)) + 1) if sides == "one" else mpmath.log(ratio / M(dp))
+    return mpmath.sqrt(2 * (v + r) * inner) + v / 2
+
+
+@pytest.mark.parametrize("n", [1, 10, 100, 1000])
+def test_readings_against_mpmath_and_notes(n: int) -> None:
+    v, m = n * M("0.01"), M("0.01")
+    odos = {
+        "poster": W23StitchedOdometer("1e-5"),
+        "exact": W23StitchedOdometer("1e-5", form="exact"),
+        "one": W23MixtureOdometer("1e-5", 1),
+        "two": W23MixtureOdometer("1e-5", "0.037974", sides="two"),
+    }
+    oracle = {
+        "poster": stitched_poster(v, m, "1e-5"),
+        "exact": stitched_exact(v, m, "1e-5"),
+        "one": mixture(v, "1", "1e-5", "one"),
+        "two": mixture(v, "0.037974", "1e-5", "two"),
+    }
+    notes = {1: (0.518102, 0.515484, 4.681114), 100: (6.174978, 6.150398, 7.183223)}
+    for key, odo in odos.items():
+        s = odo.start()
+        for _ in range(n):
+            s = s.spend(PureDP("0.1"))
+        r = s.reading()
+        assert r >= oracle[key] and r - oracle[key] < 1e-13
+        if n in notes and key in ("poster", "exact", "one"):
+            expected = notes[n][("poster", "exact", "one").index(key)]
+            assert abs(r - expected) < 1e-6
+
+
+def test_cutoff_non_strict() -> None:
+    odo = W23StitchedOdometer("1e-5", "2e-6")
+    s = odo.start().spend(ProbabilisticDP("0.1", "1e-6")).spend(ProbabilisticDP("0.1", "1e-6"))
+    assert math.isfinite(s.reading())
+    # Delta_n enters the drift
+    base = odo.start().spend(PureDP("0.1")).spend(PureDP("0.1")).reading()
+    assert s.reading() - base == pytest.approx(2e-6, abs=1e-12)
+    assert s.spend(ProbabilisticDP(0, "1e-20")).reading() == math.inf
+    with pytest.raises(UnsupportedGuaranteeError):
+        s.spend(ApproxDP("0.1", "1e-9"))
+
+
+def test_drift_hook_exists_for_printed_twins() -> None:
+    """The printed poster forms drop the drift: a twin overrides ``_drift``; with the
+    drift the reading exceeds the printed form by V/2."""
+    assert "_drift" in W23StitchedOdometer.__mro__[1].__dict__
+    assert "_level" in W23StitchedOdometer.__mro__[1].__dict__
+
+
+def test_mixture_rho_for_matches_notes() -> None:
+    assert mixture_rho_for(1, 1e-5) == pytest.approx(0.04017, rel=1e-3)
+    assert mixture_rho_for(1, 1e-5, "two") == pytest.approx(0.03797, rel=1e-3)
+
+
+eps_lists = st.lists(st.floats(0, 0.5, allow_subnormal=False), min_size=1, max_size=40)
+
+
+@settings(max_examples=25)
+@given(eps_lists, st.sampled_from(["poster", "exact", "one", "two"]))
+def test_monotone_and_fast_path_above(epsilons: list[float], key: str) -> None:
+    odo = {
+        "poster": W23StitchedOdometer(1e-3),
+        "exact": W23StitchedOdometer(1e-3, form="exact", eta="1.5", s=2),
+        "one": W23MixtureOdometer(1e-3, 0.3),
+        "two": W23MixtureOdometer(1e-3, 0.3, sides="two"),
+    }[key]
+    s = odo.start()
+    f = odo.fast(1)
+    last = 0.0
+    for e in epsilons:
+        s = s.spend(PureDP(e))
+        f = f.spend(np.array([e]))
+        r = s.reading()
+        assert r >= last
+        last = r
+        assert f.reading()[0] >= r
