@@ -39,11 +39,6 @@ __all__ = [
 _MP_DPS = 50
 
 
-def _mpf_exact(value: object, name: str) -> mpmath.mpf:
-    x = exact(value, name)
-    return mpmath.mpf(x.numerator) / mpmath.mpf(x.denominator)
-
-
 def gaussian_hockey_stick_mp(mu: object, epsilon: object) -> mpmath.mpf:
     """EXT-DRS19: exact delta(epsilon) of a Gaussian mechanism with Delta / sigma = mu.
 
@@ -53,26 +48,25 @@ def gaussian_hockey_stick_mp(mu: object, epsilon: object) -> mpmath.mpf:
     cancellation (the working precision is raised until it stops mattering). The
     reference oracle of the library.
     """
-    m = _mpf_exact(mu, "mu")
-    if m < 0:
+    mu_x = exact(mu, "mu")
+    eps_x = exact(epsilon, "epsilon")
+    if mu_x < 0:
         raise NegativeParameterError("mu", mu, "a number >= 0")
-    with mpmath.workdps(_MP_DPS + 20):
-        e = _mpf_exact(epsilon, "epsilon")
-        if m == 0:
-            return +mpmath.mpf(max(mpmath.mpf(0), -mpmath.expm1(e)))
-        dps = _MP_DPS + 20
-        while True:
-            with mpmath.workdps(dps):
-                a = mpmath.ncdf(-e / m + m / 2)
-                b = mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
-                d = a - b
-                # digits lost to cancellation: log10(a / d)
-                lost = 0 if d <= 0 else int(mpmath.log10(a / d))
-            if d > 0 and lost + _MP_DPS + 10 <= dps:
+    dps = _MP_DPS + 20
+    while True:
+        with mpmath.workdps(dps):
+            m = mpmath.mpf(mu_x.numerator) / mu_x.denominator
+            e = mpmath.mpf(eps_x.numerator) / eps_x.denominator
+            if m == 0:
+                d = max(mpmath.mpf(0), -mpmath.expm1(e))
                 break
-            if dps > 2000:
-                break
-            dps = max(dps * 2, lost + _MP_DPS + 20)
+            a = mpmath.ncdf(-e / m + m / 2)
+            d = a - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+            # decimal digits lost to cancellation: log10(a / d)
+            lost = int(mpmath.log10(a / d)) if d > 0 else dps
+        if lost + _MP_DPS + 10 <= dps or dps > 4000:
+            break
+        dps = max(2 * dps, lost + _MP_DPS + 20)
     with mpmath.workdps(_MP_DPS):
         return +d
 
