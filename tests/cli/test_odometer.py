@@ -1,0 +1,58 @@
+"""``adaptive-dp odometer``: the running reading per spend."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from adaptive_dp.cli import main
+
+LINE = '{"kind": "pure", "epsilon": "0.1"}\n'
+
+
+def run(argv: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    return main(argv)
+
+
+def test_stitched_readings(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        run(["odometer", "w23-stitched", "--delta", "1e-5", "--json"], LINE * 100, monkeypatch) == 0
+    )
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(records) == 100
+    assert abs(records[0]["reading"] - 0.518102) < 1e-6
+    assert abs(records[99]["reading"] - 6.174978) < 1e-6
+    readings = [r["reading"] for r in records]
+    assert readings == sorted(readings)
+
+
+def test_mixture_needs_rho(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["odometer", "w23-mixture", "--delta", "1e-5"], LINE, monkeypatch) == 2
+    assert (
+        run(["odometer", "w23-mixture", "--delta", "1e-5", "--mixture-rho", "1"], LINE, monkeypatch)
+        == 0
+    )
+    assert "4.681114" in capsys.readouterr().out
+
+
+def test_accumulators(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["odometer", "basic", "--json"], LINE * 2, monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["epsilon"] == 0.2
+    stdin = '{"kind": "approx", "epsilon": 0.1, "delta": 1e-6}\n' * 2
+    assert (
+        run(
+            ["odometer", "w23-accumulator", "--delta", "2e-6", "--delta-slack", "1e-6", "--json"],
+            stdin,
+            monkeypatch,
+        )
+        == 0
+    )
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert out[0]["spec"] == "H23-Thm3.8" and out[1]["reading"] == "exhausted"
