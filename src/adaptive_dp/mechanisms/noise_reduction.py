@@ -38,10 +38,12 @@ class StoppingFunction(Protocol):
     """R23-Def4.3: a stopping function, a callable of the released prefix only.
 
     Called after the k-th release with ``times`` of shape ``(k,)`` (the time values
-    released so far) and ``values`` of shape ``(paths, k, d)`` (the released values
-    of the paths still running); returns a boolean array of shape ``(paths,)``: True
-    stops that path after its k-th release.  It never sees f(x), the noise or the
-    future of the grid.
+    released so far) and ``values`` of shape ``(paths, k, d)``: row i is path i's
+    released prefix (NaN after the release at which path i already stopped); returns
+    a boolean array of shape ``(paths,)``: True stops path i after its k-th release
+    (ignored for paths already stopped).  Row i must be decided from row i (and public
+    per-path state the caller holds, such as earlier rounds' outputs of session i)
+    only: never f(x), the noise or the future of the grid.
     """
 
     def __call__(
@@ -139,15 +141,13 @@ def run_noise_reduction(
     stop_at = np.full(paths, k_max, dtype=np.int64)
     running = np.ones(paths, dtype=bool)
     for k in range(1, k_max):
-        idx = np.flatnonzero(running)
-        if idx.size == 0:
+        if not np.any(running):
             break
-        fired = np.asarray(stop(t[:k], values[idx, :k, :]), dtype=bool)
-        if fired.shape != idx.shape:
-            raise ParameterError("stop", fired.shape, f"a boolean array of shape {idx.shape}")
-        stop_at[idx[fired]] = k
-        running[idx[fired]] = False
-    mask = np.arange(k_max)[None, :] >= stop_at[:, None]
-    values = values.copy()
-    values[mask] = np.nan
+        fired = np.asarray(stop(t[:k], values[:, :k, :]), dtype=bool)
+        if fired.shape != (paths,):
+            raise ParameterError("stop", fired.shape, f"a boolean array of shape {(paths,)}")
+        newly = fired & running
+        stop_at[newly] = k
+        running &= ~newly
+        values[newly, k:, :] = np.nan  # never shown: not released
     return NoiseReductionRelease(times=t, values=values, stop=stop_at)

@@ -1,0 +1,127 @@
+"""Ex-post functions that need a boundary: R23-Thm5 (adaptively chained Brownian noise
+reductions) and the single-BM form of Whitehouse et al. 2022 (W22-Thm3.6).  Both are
+reconstructions (seed 002 strips the formulas): proofs/R23-Thm5.md.
+
+R23-Thm5 (reconstructed): let BM_n have l2 sensitivity Delta_n (declared, chosen from
+earlier outputs) and stop at time value t_n.  With V_n = sum_{i<=n} Delta_i^2/t_i and a
+boundary b with P[exists n : S_n >= b(V_n)] <= delta fixed before the interaction
+(S_n = sum_i c_i W_i(t_i)/t_i, the centred part of the loss),
+"E_n = V_n/2 + b(V_n)" is an ex-post function: P[exists n : sum_{i<=n} L_i > E_n] <= delta.
+
+W22-Thm3.6 (reconstructed, single BM, Ville on the unscaled W with a normal mixture of
+parameter rho in natural time): "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho)
+log(sqrt((T + rho)/rho)/delta))".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from adaptive_dp.errors import GridError, ParameterError
+from adaptive_dp.evalues.boundaries import Boundary, NormalMixtureBoundary
+from adaptive_dp.guarantees.expost import ExPost
+from adaptive_dp.numerics import (
+    ExactLike,
+    exact,
+    exact_positive,
+    exact_upper,
+    round_up,
+)
+
+__all__ = [
+    "brownian_expost",
+    "brownian_expost_float",
+    "single_bm_expost",
+    "single_bm_expost_float",
+]
+
+
+def _variance(sensitivities: Sequence[ExactLike], t_stops: Sequence[ExactLike]) -> Fraction:
+    if len(sensitivities) != len(t_stops):
+        raise ParameterError(
+            "t_stops", tuple(t_stops), f"one time value per sensitivity ({len(sensitivities)})"
+        )
+    total = Fraction(0)
+    for d, t in zip(sensitivities, t_stops, strict=True):
+        dd = exact_positive(d, "sensitivity")
+        tt = exact(t, "t_stop")
+        if tt <= 0:
+            raise GridError("t_stop", t, "a time value > 0")
+        total += dd * dd / tt
+    return total
+
+
+def _expost_at(v: Fraction, boundary: Boundary) -> Fraction:
+    return v / 2 + exact_upper(boundary.threshold(v))
+
+
+def brownian_expost(
+    sensitivities: Sequence[ExactLike],
+    t_stops: Sequence[ExactLike],
+    boundary: Boundary,
+    t_mins: Sequence[ExactLike] | None = None,
+) -> ExPost:
+    """R23-Thm5 (reconstructed): (E, delta) ex-post privacy of chained BMs.
+
+    "E = V/2 + b(V), V = sum_i Delta_i^2/t_i", t_i the realised stopping time values,
+    Delta_i the declared l2 sensitivities, b the boundary fixed in advance (its delta is
+    the ex-post delta).  ``t_mins`` (the grids' smallest time values) give
+    ``max_epsilon``.  Rounded UP, certified.
+    """
+    v = _variance(sensitivities, t_stops)
+    eps = round_up(_expost_at(v, boundary))
+    top = eps
+    if t_mins is not None:
+        v_max = _variance(sensitivities, t_mins)
+        if v_max < v:
+            raise ParameterError("t_mins", tuple(t_mins), "t_min <= t_stop in every round")
+        top = max(eps, round_up(_expost_at(v_max, boundary)))
+    return ExPost(eps, boundary.delta, top)
+
+
+def brownian_expost_float(v: ArrayLike, boundary: Boundary) -> NDArray[np.float64]:
+    """R23-Thm5 in floats for simulations: V/2 + b(V) (not certified)."""
+    va = np.asarray(v, dtype=np.float64)
+    out: NDArray[np.float64] = va / 2 + boundary.threshold_float(va)
+    return out
+
+
+def single_bm_expost(
+    sensitivity: ExactLike,
+    t_stop: ExactLike,
+    delta: ExactLike,
+    mixture_rho: ExactLike,
+    t_grid: Sequence[ExactLike] | None = None,
+) -> ExPost:
+    """W22-Thm3.6 (reconstructed): the ex-post bound of one BM stopped at t_stop.
+
+    "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho) log(sqrt((T + rho)/rho)/delta))",
+    rho (``mixture_rho``) fixed before the BM runs.  ``max_epsilon`` is the maximum of E
+    over ``t_grid`` when given.  Rounded UP, certified.
+    """
+    d = exact_positive(sensitivity, "sensitivity")
+    boundary = NormalMixtureBoundary(mixture_rho, delta)
+
+    def at(t_value: ExactLike) -> Fraction:
+        t = exact_positive(t_value, "t_stop")
+        return d * d / (2 * t) + d / t * exact_upper(boundary.threshold(t))
+
+    eps = round_up(at(t_stop))
+    top = eps if t_grid is None else max([eps, *(round_up(at(t)) for t in t_grid)])
+    return ExPost(eps, boundary.delta, top)
+
+
+def single_bm_expost_float(
+    sensitivity: float, t_stop: ArrayLike, delta: float, mixture_rho: float
+) -> NDArray[np.float64]:
+    """W22-Thm3.6 in floats for simulations (not certified)."""
+    t = np.asarray(t_stop, dtype=np.float64)
+    boundary = NormalMixtureBoundary(mixture_rho, delta)
+    out: NDArray[np.float64] = sensitivity**2 / (2 * t) + sensitivity / t * (
+        boundary.threshold_float(t)
+    )
+    return out
