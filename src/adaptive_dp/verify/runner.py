@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,7 @@ class TestResult:
     claimed: float
     verdict: Verdict
     note: str
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,19 @@ def _estimate(setup: Setup, samples: np.ndarray[Any, Any]) -> Estimate:
     return estimate_truncated_mean(samples, setup.scale)
 
 
+def _failed(quantity: Quantity, error: Exception) -> TestResult:
+    nan = float("nan")
+    return TestResult(quantity, 0, "-", nan, nan, nan, nan, nan, Verdict.ERROR,
+                      "", f"{type(error).__name__}: {error}")
+
+
+def _safe(quantity: Quantity, build: Callable[[], Setup], seed: int, *keys: str) -> TestResult:
+    try:
+        return evaluate(build(), seed, *keys)
+    except Exception as error:  # reported as an ERROR verdict, never a silent pass
+        return _failed(quantity, error)
+
+
 def evaluate(setup: Setup, seed: int, *keys: str) -> TestResult:
     """Draw, estimate and judge one setup in every order it names; report the worst."""
     rows: list[tuple[Verdict, float, str, Estimate]] = []
@@ -130,9 +145,8 @@ def evaluate(setup: Setup, seed: int, *keys: str) -> TestResult:
         estimate = _estimate(setup, _draw(setup, rng, under))
         verdict = judge(estimate, setup.claimed, setup.delta_min)
         rows.append((verdict, estimate.lower, under, estimate))
-    decisive = max(rows, key=lambda r: ({Verdict.HOLDS: 0, Verdict.WEAK: 1,
-                                         Verdict.VIOLATED: 2}[r[0]], r[1]))
     verdict = worst(*(r[0] for r in rows))
+    decisive = max((r for r in rows if r[0] is verdict), key=lambda r: r[1])
     _, _, under, est = decisive
     order = "(x, x')" if under == "x" else "(x', x)"
     return TestResult(setup.quantity, est.samples, order, est.estimate, est.lower, est.upper,
@@ -140,12 +154,12 @@ def evaluate(setup: Setup, seed: int, *keys: str) -> TestResult:
 
 
 def run_claim(claim: Claim, profile: str = "quick", seed: int = 0) -> ClaimResult:
-    """Run one claim and its twins."""
+    """Run one claim and its twins (an exception becomes an ERROR verdict)."""
     start = time.perf_counter()
-    result = evaluate(claim.build(profile), seed, claim.id)
+    result = _safe(claim.quantity, partial(claim.build, profile), seed, claim.id)
     twins = tuple(
         TwinResult(t.name, t.spec_id, t.defect,
-                   evaluate(t.build(profile), seed, claim.id, "twin", t.name))
+                   _safe(claim.quantity, partial(t.build, profile), seed, claim.id, "twin", t.name))
         for t in claim.twins
     )
     return ClaimResult(claim.id, claim.spec_id, claim.scenario, result, twins,

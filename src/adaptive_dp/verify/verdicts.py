@@ -9,7 +9,9 @@
 E-value claims: the claimed value is 1 and the power to flag is 1.1. delta = 0 claims
 (maximum loss): violated iff some sampled ``L > epsilon (1 + 1e-9)``; holds iff
 ``n >= 14 / delta_min`` for the claim's stated ``delta_min``; weak otherwise.
-A twin (negative control) is caught iff its verdict is violated.
+A twin (negative control) is caught iff its verdict is violated. ``ERROR`` marks a
+test that could not run at all (the runner's report names the exception); it fails
+like a violation.
 """
 
 from __future__ import annotations
@@ -35,13 +37,15 @@ class Verdict(Enum):
     HOLDS = "holds"
     WEAK = "weak"
     VIOLATED = "violated"
+    ERROR = "error"
+    """Not a statistical verdict: the test could not run (the runner reports why)."""
 
 
-_ORDER = {Verdict.HOLDS: 0, Verdict.WEAK: 1, Verdict.VIOLATED: 2}
+_ORDER = {Verdict.HOLDS: 0, Verdict.WEAK: 1, Verdict.VIOLATED: 2, Verdict.ERROR: 3}
 
 
 def worst(*verdicts: Verdict) -> Verdict:
-    """The most severe of several verdicts (violated > weak > holds)."""
+    """The most severe of several verdicts (error > violated > weak > holds)."""
     return max(verdicts, key=_ORDER.__getitem__)
 
 

@@ -1,0 +1,154 @@
+"""``adaptive-dp verify``: run the registered claims and their negative controls.
+
+Prints a table (spec id, scenario, quantity, samples, estimate, confidence bound,
+claimed, verdict) and the twins with caught / NOT CAUGHT. Exit status 1 on any
+violated claim or uncaught twin, and on weak claims with ``--strict``; 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from adaptive_dp.cli import UsageError
+from adaptive_dp.verify.claims import REGISTRY
+from adaptive_dp.verify.runner import ClaimResult, TestResult, run_claims, select
+from adaptive_dp.verify.verdicts import Verdict
+
+NAME = "verify"
+HELP = "Check every registered privacy claim statistically, with negative controls."
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    profile = parser.add_mutually_exclusive_group()
+    profile.add_argument("--quick", dest="profile", action="store_const", const="quick",
+                         help="quick profile: claimed deltas 0.02 to 0.2 (default)")
+    profile.add_argument("--full", dest="profile", action="store_const", const="full",
+                         help="full profile: claimed deltas 1e-3 (slow)")
+    parser.set_defaults(profile="quick")
+    parser.add_argument("--strict", action="store_true", help="exit 1 on weak claims too")
+    parser.add_argument("--only", nargs="+", metavar="ID",
+                        help="claim ids, spec ids or id prefixes to run")
+    parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                        help="JSON to standard output, or to FILE")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes to shard the claims across (default 1)")
+    parser.add_argument("--list", action="store_true", help="list the claims and exit")
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                 for r in rows)
+    return "\n".join(lines)
+
+
+def _test_json(result: TestResult) -> dict[str, Any]:
+    return {
+        "quantity": result.quantity.value, "samples": result.samples, "order": result.order,
+        "estimate": result.estimate, "lower": result.lower, "upper": result.upper,
+        "epsilon": result.epsilon, "claimed": result.claimed,
+        "verdict": result.verdict.value, "scenario": result.note, "error": result.error,
+    }
+
+
+def _json(results: list[ClaimResult], profile: str, seed: int, code: int) -> dict[str, Any]:
+    return {
+        "profile": profile, "seed": seed, "exit": code,
+        "claims": [
+            {"id": r.claim_id, "spec": r.spec_id, "scenario": r.scenario,
+             "seconds": round(r.seconds, 3), **_test_json(r.result),
+             "twins": [{"name": t.name, "spec": t.spec_id, "defect": t.defect,
+                        "caught": t.caught, **_test_json(t.result)} for t in r.twins]}
+            for r in results
+        ],
+    }
+
+
+def _report(results: list[ClaimResult]) -> str:
+    rows = [[r.spec_id, r.scenario, r.result.quantity.value, str(r.result.samples),
+             _fmt(r.result.estimate), _fmt(r.result.lower), _fmt(r.result.claimed),
+             r.verdict.value] for r in results]
+    out = [_table(rows, ["spec id", "scenario", "quantity", "samples", "estimate",
+                         "lower bound", "claimed", "verdict"])]
+    errors = [f"{r.claim_id}: {r.result.error}" for r in results if r.result.error] + [
+        f"{r.claim_id} twin {t.name}: {t.result.error}"
+        for r in results for t in r.twins if t.result.error]
+    twin_rows = [[r.claim_id, t.name, t.defect, _fmt(t.result.estimate), _fmt(t.result.lower),
+                  _fmt(t.result.claimed), "caught" if t.caught else "NOT CAUGHT"]
+                 for r in results for t in r.twins]
+    if twin_rows:
+        out.append("")
+        out.append(_table(twin_rows, ["claim", "twin", "defect", "estimate", "lower bound",
+                                      "claimed", "twin"]))
+    if errors:
+        out.append("")
+        out.extend(f"error: {e}" for e in errors)
+    held = sum(r.verdict is Verdict.HOLDS for r in results)
+    weak = sum(r.verdict is Verdict.WEAK for r in results)
+    violated = sum(r.verdict is Verdict.VIOLATED for r in results)
+    caught = sum(t.caught for r in results for t in r.twins)
+    total = sum(len(r.twins) for r in results)
+    out.append("")
+    failed = sum(r.verdict is Verdict.ERROR for r in results)
+    out.append(f"{len(results)} claims: {held} hold, {weak} weak, {violated} violated, "
+               f"{failed} errors; "
+               f"twins: {caught} of {total} caught")
+    return "\n".join(out)
+
+
+def _progress(total: int) -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:  # progress is optional
+        return None
+    return tqdm(total=total, file=sys.stderr, unit="claim", disable=None, leave=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.workers < 1:
+        raise UsageError(f"--workers={args.workers} is not allowed: expected at least 1")
+    try:
+        ids = select(args.only)
+    except KeyError as error:
+        raise UsageError(f"--only {error.args[0]!r}: no such claim (see --list)") from None
+    if args.list:
+        for cid in ids:
+            claim = REGISTRY[cid]
+            twins = ", ".join(t.name for t in claim.twins) or "-"
+            print(f"{cid}  [{claim.quantity.value}]  twins: {twins}  {claim.summary}")
+        return 0
+    bar = _progress(len(ids))
+
+    def tick(result: ClaimResult) -> None:
+        if bar is not None:
+            bar.set_postfix_str(result.claim_id, refresh=False)
+            bar.update(1)
+
+    try:
+        results = run_claims(ids, args.profile, args.seed, args.workers, tick)
+    finally:
+        if bar is not None:
+            bar.close()
+    bad = any(r.verdict in (Verdict.VIOLATED, Verdict.ERROR) or not all(t.caught for t in r.twins)
+              for r in results)
+    weak = any(r.verdict is Verdict.WEAK for r in results)
+    code = 1 if bad or (args.strict and weak) else 0
+    if args.json == "-":
+        print(json.dumps(_json(results, args.profile, args.seed, code), indent=2))
+        return code
+    print(_report(results))
+    if args.json is not None:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(_json(results, args.profile, args.seed, code), handle, indent=2)
+            handle.write("\n")
+    return code
