@@ -10,6 +10,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize, stats
@@ -41,6 +42,20 @@ def test_closed_form_equals_density_differences() -> None:
         # the loss of sampled outputs follows the PLD (KS test, fixed seed)
         sample = privacy_loss(m, m.sample(np.full(5000, 1.5), rng), 1.5, 1.5 + sens)
         assert stats.kstest(sample, p.cdf).pvalue > 1e-3  # type: ignore[arg-type]  # cdf is vectorised; the stub wants float -> float
+
+
+def test_loss_derivation_symbolic() -> None:
+    """sympy: log N(y; c, s^2) - log N(y; c', s^2) at y = c + s z equals
+    mu^2/2 - mu z with mu = (c' - c)/s: the loss is N(mu^2/2, mu^2) under P."""
+    y, c, cp, z = sympy.symbols("y c cp z", real=True)
+    s = sympy.symbols("s", positive=True)
+
+    def logpdf(v: sympy.Expr, m: sympy.Expr) -> sympy.Expr:
+        return -((v - m) ** 2) / (2 * s**2) - sympy.log(s) - sympy.log(2 * sympy.pi) / 2
+
+    loss = (logpdf(y, c) - logpdf(y, cp)).subs(y, c + s * z)
+    mu = (cp - c) / s
+    assert sympy.simplify(loss - (mu**2 / 2 - mu * z)) == 0
 
 
 def test_default_pair_is_worst_case() -> None:

@@ -124,10 +124,6 @@ def _k(k: object) -> int:
     return k
 
 
-def _mp(value: object, name: str) -> mpmath.mpf:
-    return mpmath.mpf(finite_float(value, name))
-
-
 def _lower_gamma(c: int, v: mpmath.mpf, sign: int) -> mpmath.mpf:
     """int_0^v e^{sign u} u^{c-1} du = v^c / c 1F1(c; c + 1; sign v), v >= 0."""
     if v <= 0:
@@ -174,14 +170,32 @@ def _composed(e: mpmath.mpf, k: int, t: mpmath.mpf, hockey: bool) -> mpmath.mpf:
     return total
 
 
+def _adaptive(epsilon: object, k: object, t: object, hockey: bool) -> mpmath.mpf:
+    """Evaluate at two precisions 20 digits apart until they agree to 30 digits (or to
+    1e-60 absolutely), doubling the precision otherwise."""
+    kk = _k(k)
+    e = _epsilon(epsilon)
+    tt = finite_float(t, "t")
+    dps = 30 + kk
+    with mpmath.workdps(dps):
+        low = _composed(mpmath.mpf(e), kk, mpmath.mpf(tt), hockey)
+    while True:
+        with mpmath.workdps(dps + 20):
+            high = _composed(mpmath.mpf(e), kk, mpmath.mpf(tt), hockey)
+            err = abs(high - low)
+            if err <= max(abs(high) * mpmath.mpf(10) ** -30, mpmath.mpf(10) ** -60) or dps > 3000:
+                break
+        low, dps = high, 2 * dps
+    with mpmath.workdps(30):
+        return +high
+
+
 def laplace_composed_hockey_stick_mp(epsilon: object, k: int, t: object) -> mpmath.mpf:
     """R23-Lem2.1, k-fold: exact delta(t) of k independent Laplace mechanisms each with
     loss bound ``epsilon`` (= Delta / b), by the sum of Laplace losses (module
-    docstring); mpmath, about 30 significant digits."""
-    kk = _k(k)
-    e = _epsilon(epsilon)
-    with mpmath.workdps(40 + 3 * kk):
-        return _composed(mpmath.mpf(e), kk, _mp(t, "t"), hockey=True)
+    docstring); mpmath, 30 significant digits (precision raised until two evaluations
+    20 digits apart agree). Cost grows like k^3 (about 0.5 s at k = 30, 10 s at k = 60)."""
+    return _adaptive(epsilon, k, t, hockey=True)
 
 
 def laplace_composed_hockey_stick(epsilon: object, k: int, t: object) -> float:
@@ -192,10 +206,7 @@ def laplace_composed_hockey_stick(epsilon: object, k: int, t: object) -> float:
 def laplace_composed_tail_mp(epsilon: object, k: int, t: object) -> mpmath.mpf:
     """P[L_1 + ... + L_k > t] (strict) for k independent Laplace losses with bound
     ``epsilon``, exact by the same decomposition; mpmath."""
-    kk = _k(k)
-    e = _epsilon(epsilon)
-    with mpmath.workdps(40 + 3 * kk):
-        return _composed(mpmath.mpf(e), kk, _mp(t, "t"), hockey=False)
+    return _adaptive(epsilon, k, t, hockey=False)
 
 
 def laplace_composed_tail(epsilon: object, k: int, t: object) -> float:
