@@ -1,0 +1,81 @@
+"""Ville, normal-mixture and stitched boundaries for the R23-Eq2 e-value products."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adaptive_dp.errors import ParameterError
+from adaptive_dp.evalues.boundaries import (
+    Boundary,
+    NormalMixtureBoundary,
+    StitchedBoundary,
+    VilleBoundary,
+)
+from adaptive_dp.numerics import ball_lower, ball_upper
+from adaptive_dp.verify.estimators import clopper_pearson
+
+BOUNDARIES: list[Boundary] = [
+    VilleBoundary("0.8", "0.05"),
+    NormalMixtureBoundary("0.5", "0.05"),
+    StitchedBoundary("0.5", "0.05"),
+]
+
+
+def test_normal_mixture_integral_by_quadrature() -> None:
+    # int exp(l S - l^2 V/2) N(l; 0, 1/rho) dl = sqrt(rho/(V+rho)) exp(S^2/(2(V+rho)))
+    with mpmath.workdps(30):
+        s, v, rho = mpmath.mpf("1.7"), mpmath.mpf("2.3"), mpmath.mpf("0.4")
+        integral = mpmath.quad(
+            lambda lam: mpmath.exp(lam * s - lam**2 * v / 2)
+            * mpmath.sqrt(rho / (2 * mpmath.pi)) * mpmath.exp(-rho * lam**2 / 2),
+            [-mpmath.inf, 0, mpmath.inf],
+        )
+        closed = mpmath.sqrt(rho / (v + rho)) * mpmath.exp(s**2 / (2 * (v + rho)))
+        assert abs(integral / closed - 1) < mpmath.mpf("1e-20")
+        # at S = b(V) the mixture equals 1/delta
+        b = NormalMixtureBoundary("0.4", "0.05")
+        edge = mpmath.mpf(ball_upper(b.threshold(Fraction("2.3"))))
+        mix = mpmath.sqrt(rho / (v + rho)) * mpmath.exp(edge**2 / (2 * (v + rho)))
+        assert abs(mix * mpmath.mpf("0.05") - 1) < mpmath.mpf("1e-12")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0, 1e4), st.floats(0, 1e4))
+def test_boundaries_monotone_and_float_within_the_certified_ball(a: float, b: float) -> None:
+    lo, hi = sorted((a, b))
+    for bd in BOUNDARIES:
+        if not isinstance(bd, StitchedBoundary):  # stitching is piecewise, not monotone
+            assert ball_upper(bd.threshold(Fraction(lo))) <= ball_upper(
+                bd.threshold(Fraction(hi))
+            )
+        ball = bd.threshold(Fraction(hi))
+        f = float(bd.threshold_float(hi))
+        assert ball_lower(ball) * (1 - 1e-12) <= f <= ball_upper(ball) * (1 + 1e-12)
+
+
+def test_stitched_validation() -> None:
+    with pytest.raises(ParameterError):
+        StitchedBoundary(1, "0.05", eta=1)
+    with pytest.raises(ParameterError):
+        StitchedBoundary(1, "0.05", s=1)
+
+
+@pytest.mark.parametrize("bd", BOUNDARIES, ids=["ville", "mixture", "stitched"])
+def test_time_uniform_crossing_probability(bd: Boundary) -> None:
+    # a Gaussian random walk S_n with variance V_n (so exp(l S - l^2 V/2) is a
+    # martingale for every l); P[exists n: S_n >= b(V_n)] <= delta
+    rng = np.random.default_rng(5)
+    paths, steps = 20_000, 400
+    v_inc = rng.uniform(0.001, 0.2, steps)
+    s = np.cumsum(rng.normal(0, 1, (paths, steps)) * np.sqrt(v_inc)[None, :], axis=1)
+    v = np.cumsum(v_inc)
+    crossed = np.any(s >= bd.threshold_float(v)[None, :], axis=1)
+    k = int(crossed.sum())
+    lower, _ = clopper_pearson(k, paths)
+    assert lower <= float(bd.delta)

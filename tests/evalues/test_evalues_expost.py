@@ -1,0 +1,123 @@
+"""R23-Thm5 (ex-post bound of adaptively chained BMs) and W22-Thm3.6 (single BM), with
+the fixed-time Gaussian bound as a negative control (not ex-post valid)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from adaptive_dp.evalues.boundaries import NormalMixtureBoundary, StitchedBoundary
+from adaptive_dp.evalues.expost import (
+    brownian_expost,
+    brownian_expost_float,
+    single_bm_expost,
+    single_bm_expost_float,
+)
+from adaptive_dp.loss.brownian import bm_release_loss
+from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
+from adaptive_dp.verify.estimators import clopper_pearson
+
+
+def test_r23_thm5_certified_value_against_mpmath() -> None:
+    bd = NormalMixtureBoundary("0.5", "1e-6")
+    out = brownian_expost([1, 2], ["0.25", "4"], bd)
+    with mpmath.workdps(40):
+        v = mpmath.mpf(1) / mpmath.mpf("0.25") + mpmath.mpf(4) / 4
+        w = v + mpmath.mpf("0.5")
+        ref = v / 2 + mpmath.sqrt(w * (mpmath.log(w / mpmath.mpf("0.5"))
+                                        + 2 * mpmath.log(mpmath.mpf(10) ** 6)))
+        got = mpmath.mpf(out.epsilon.numerator) / out.epsilon.denominator
+        assert got >= ref
+        assert (got - ref) / ref < mpmath.mpf("1e-15")
+    assert out.delta == Fraction(1, 10**6)
+    top = brownian_expost([1, 2], ["0.25", "4"], bd, t_mins=["0.2", "4"])
+    assert top.max_epsilon > top.epsilon == out.epsilon
+    assert float(brownian_expost_float(5.0, bd)) == pytest.approx(float(out.epsilon), rel=1e-12)
+
+
+def test_w22_thm3_6_certified_value_against_mpmath() -> None:
+    out = single_bm_expost(1, "2.5", "0.05", "3", t_grid=["10", "2.5", "1"])
+    with mpmath.workdps(40):
+        t, rho, d = mpmath.mpf("2.5"), mpmath.mpf(3), mpmath.mpf("0.05")
+        ref = 1 / (2 * t) + 1 / t * mpmath.sqrt(
+            2 * (t + rho) * mpmath.log(mpmath.sqrt((t + rho) / rho) / d))
+        got = mpmath.mpf(out.epsilon.numerator) / out.epsilon.denominator
+        assert got >= ref
+        assert (got - ref) / ref < mpmath.mpf("1e-15")
+    assert out.max_epsilon > out.epsilon
+    assert float(single_bm_expost_float(1.0, 2.5, 0.05, 3.0)) == pytest.approx(
+        float(out.epsilon), rel=1e-12)
+
+
+def _run_rounds(
+    rounds: int, paths: int, rng: np.random.Generator,
+    bound: Callable[[np.ndarray], np.ndarray],
+    grid_range: tuple[float, float, int] = (20.0, 0.2, 40),
+) -> np.ndarray:
+    """Chained BMs (c = Delta = 1), grid for round n chosen from earlier outputs; the
+    adversary (who knows f(x) = 0, f(x') = 1) stops a BM as soon as the running loss
+    exceeds the ex-post bound at the current V.  Returns the crossing indicator
+    "exists n: sum_{i<=n} L_i > E(V_n)" with L from the released prefixes' densities."""
+    total = np.zeros(paths)
+    v = np.zeros(paths)
+    crossed = np.zeros(paths, dtype=bool)
+    for _ in range(rounds):
+        # adaptive grid: a larger first time value after a large previous loss
+        big = total > np.median(total)
+        for flag in (False, True):
+            idx = np.flatnonzero(big == flag)
+            hi, lo, k = grid_range
+            grid = tuple(np.geomspace(2 * hi if flag else hi, lo, k))
+            mech = BrownianNoiseReduction(1, grid)
+            base_l, base_v = total[idx], v[idx]
+
+            def stop(ts: np.ndarray, vals: np.ndarray, base_l: np.ndarray = base_l,
+                     base_v: np.ndarray = base_v) -> np.ndarray:
+                y = vals[:, -1, 0]
+                cur = (y * y - (y - 1) ** 2) / (-2 * ts[-1])
+                out: np.ndarray = base_l + cur > bound(base_v + 1 / ts[-1])
+                return out
+
+            rel = mech.release([0.0], stop, rng, paths=idx.size)
+            total[idx] += bm_release_loss(mech, rel, [0.0], [1.0])
+            v[idx] += 1 / rel.t_stop
+        crossed |= total > bound(v)
+    return crossed
+
+
+@pytest.mark.parametrize(
+    "boundary",
+    [NormalMixtureBoundary("2", "0.05"), StitchedBoundary("1", "0.05")],
+    ids=["mixture", "stitched"],
+)
+def test_r23_thm5_holds_under_stop_at_worst(boundary: NormalMixtureBoundary) -> None:
+    rng = np.random.default_rng(55)
+    paths = 3000
+    crossed = _run_rounds(4, paths, rng, lambda v: brownian_expost_float(v, boundary))
+    lower, _ = clopper_pearson(int(crossed.sum()), paths)
+    assert lower <= 0.05
+
+
+def test_w22_thm3_6_holds_and_fixed_time_gaussian_bound_is_caught() -> None:
+    rng = np.random.default_rng(56)
+    paths, delta = 3000, 0.05
+    ok = _run_rounds(1, paths, rng,
+                     lambda v: single_bm_expost_float(1.0, 1 / v, delta, 2.0),
+                     grid_range=(1e3, 1e-3, 200))
+    assert clopper_pearson(int(ok.sum()), paths)[0] <= delta
+
+    def fixed_time(v: np.ndarray) -> np.ndarray:
+        # c^2/(2t) + c sqrt(2 log(1/delta)/t): valid at a fixed t, not under stopping
+        out: np.ndarray = v / 2 + np.sqrt(2 * math.log(1 / delta) * v)
+        return out
+
+    # many scales of time values: the fixed-time bound is crossed somewhere on the grid
+    bad = _run_rounds(1, paths, rng, fixed_time, grid_range=(1e3, 1e-3, 200))
+    lower, _ = clopper_pearson(int(bad.sum()), paths)
+    assert lower > delta
+    assert bad.mean() >= 2 * delta
