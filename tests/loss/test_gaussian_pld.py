@@ -143,3 +143,17 @@ def test_compose_from_product_density() -> None:
 
     val, _ = integrate.dblquad(integrand, -9, 9, -18, 18, epsabs=1e-9, epsrel=1e-7)
     assert comp.hockey_stick(eps) == pytest.approx(val, abs=1e-7)
+
+
+def test_vector_query() -> None:
+    """R23-Def2.5 in R^d: the loss of the product density is the Gaussian PLD with
+    mu = ||f(x) - f(x')||_2 / sigma (KS on losses of sampled outputs)."""
+    m = GaussianMechanism(1, "0.9")
+    fx, fxp = np.array([0.0, 1.0, 2.0]), np.array([0.3, 0.6, 2.0])
+    p = pld(m, fx, fxp)
+    assert isinstance(p, GaussianPLD) and p.mu == pytest.approx(0.5 / 0.9, rel=1e-14)
+    y = m.sample(np.broadcast_to(fx, (5000, 3)), np.random.default_rng(31))
+    loss = privacy_loss(m, y, fx, fxp).sum(axis=1)
+    assert stats.kstest(loss, p.cdf).pvalue > 1e-3  # type: ignore[arg-type]  # cdf is vectorised; the stub wants float -> float
+    with pytest.raises(NonFiniteError):
+        pld(m, np.array([0.0, np.inf]))

@@ -87,3 +87,13 @@ def test_sampler_distribution() -> None:
     m = GaussianMechanism(1, 2)
     y = m.sample(np.full(20_000, 3.0), np.random.default_rng(11))
     assert stats.kstest(y, stats.norm(loc=3.0, scale=2.0).cdf).pvalue > 1e-3
+
+
+def test_paper_parameterisation() -> None:
+    """R23-Def2.5: privacy parameter = precision 1/sigma^2; R23-Lem2.2: then
+    Delta^2 precision / 2-zCDP."""
+    m = GaussianMechanism.from_precision(2, 4)
+    assert m.sigma == Fraction(1, 2) and m.precision == 4
+    assert m.guarantee() == ZCDP(8)  # Delta^2 p / 2 = 4 * 4 / 2
+    m3 = GaussianMechanism.from_precision(1, 3)
+    assert float(m3.sigma) >= 1 / math.sqrt(3) and m3.guarantee().rho <= Fraction(3, 2)

@@ -7,9 +7,10 @@ on x and ``center_prime`` on x' (worst case: 0 and ``mechanism.sensitivity``).
 
 from __future__ import annotations
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from adaptive_dp.errors import ParameterTypeError
+from adaptive_dp.errors import NonFiniteError, ParameterTypeError
 from adaptive_dp.loss.base import PrivacyLossDistribution, finite_float
 from adaptive_dp.loss.discrete import DiscretePLD
 from adaptive_dp.loss.gaussian import GaussianPLD
@@ -31,17 +32,28 @@ def pld(
     """R23-Def2.3: the privacy-loss distribution of ``mechanism`` on a pair of neighbours.
 
     ``center_prime`` defaults to ``mechanism.sensitivity`` (with ``center`` = 0, the
-    worst-case pair for a scalar query). The family of each law is derived from the
+    worst-case pair for a scalar query). Gaussian mechanisms also take vector query
+    values (the loss of the product density is Gaussian with mu = ||c - c'||_2 / sigma);
+    the others take scalars. The family of each law is derived from the
     mechanism's densities in the module of that PLD (Gaussian: N(mu^2/2, mu^2) with
     mu = |c - c'| / sigma; Laplace: atoms at +-|c - c'| / b plus a continuous part;
     randomized response: two atoms +-eps, or the point 0 when the bits agree).
     """
+    if isinstance(mechanism, GaussianMechanism):
+        # vector queries: the loss of the product density has mu = ||c - c'||_2 / sigma
+        ca = np.asarray(center, dtype=np.float64)
+        cpa = np.asarray(
+            float(mechanism.sensitivity) if center_prime is None else center_prime,
+            dtype=np.float64,
+        )
+        if not (np.all(np.isfinite(ca)) and np.all(np.isfinite(cpa))):
+            raise NonFiniteError("center", (center, center_prime), "finite query values")
+        distance = float(np.linalg.norm(np.broadcast_to(ca - cpa, np.broadcast(ca, cpa).shape)))
+        return GaussianPLD(distance / float(mechanism.sigma))
     c = finite_float(center, "center")
     cp = finite_float(
         mechanism.sensitivity if center_prime is None else center_prime, "center_prime"
     )
-    if isinstance(mechanism, GaussianMechanism):
-        return GaussianPLD(abs(c - cp) / float(mechanism.sigma))
     if isinstance(mechanism, LaplaceMechanism):
         return LaplacePLD(abs(c - cp) / float(mechanism.scale))
     if isinstance(mechanism, RandomizedResponse):

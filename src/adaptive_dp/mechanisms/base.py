@@ -24,8 +24,11 @@ __all__ = ["Mechanism", "bit_array", "nonnegative_array", "positive_array"]
 class Mechanism(Protocol):
     """A randomised algorithm with a density (or pmf) in the output given the query value.
 
-    ``sensitivity`` is the declared global sensitivity (l1 for Laplace, l2 for
-    Gaussian, 1 for randomized response).
+    ``sensitivity`` is the declared global sensitivity, R23-Sensitivity:
+    "Delta_p(f) := max over neighbours x ~ x' of ||f(x) - f(x')||_p" (p = 1 for
+    Laplace, p = 2 for Gaussian; 1 for randomized response). Vector queries are
+    coordinatewise: the density of a vector output is the product of ``logpdf`` over
+    coordinates.
     """
 
     @property

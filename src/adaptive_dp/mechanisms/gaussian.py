@@ -43,11 +43,14 @@ def gaussian_sample(
 
 @dataclass(frozen=True, slots=True, init=False)
 class GaussianMechanism:
-    """R23-Def2.5: the Gaussian mechanism M(x) = f(x) + N(0, sigma^2).
+    """R23-Def2.5: the Gaussian mechanism M(x) = N(f(x), sigma^2 I_d).
 
-    ``sensitivity`` is the declared l2 sensitivity Delta > 0 and ``sigma`` > 0, both
-    stored exactly. "The Gaussian mechanism with sigma = Delta / sqrt(2 rho) is
-    rho-zCDP" (R23-Lem2.2); its guarantee is ZCDP(Delta^2 / (2 sigma^2)), exact.
+    "M(x) = N(f(x), 1/rho I_d), with privacy parameter rho > 0 (variance 1/rho)".
+    Here it is parameterised by ``sigma`` > 0 (the paper's privacy parameter is the
+    precision 1/sigma^2, see ``precision``) and the declared l2 sensitivity
+    Delta = ``sensitivity`` > 0 (R23-Sensitivity), both exact. R23-Lem2.2 ("the
+    Gaussian mechanism with privacy parameter rho is Delta_2(f)^2 rho / 2-zCDP") gives
+    ZCDP(Delta^2 / (2 sigma^2)), exact.
     """
 
     sensitivity: Fraction
@@ -59,14 +62,30 @@ class GaussianMechanism:
 
     @classmethod
     def from_rho(cls, sensitivity: ExactLike, rho: ExactLike) -> GaussianMechanism:
-        """R23-Lem2.2: sigma = Delta / sqrt(2 rho), rounded UP to a float (certified).
+        """R23-Lem2.2: the rho-zCDP calibration sigma = Delta / sqrt(2 rho), rounded UP.
 
-        Rounding sigma up makes the exact guarantee Delta^2 / (2 sigma^2) <= rho.
+        "With privacy parameter (precision) p the mechanism is Delta^2 p / 2-zCDP": the
+        target ``rho`` > 0 needs p = 2 rho / Delta^2, sigma = Delta / sqrt(2 rho). The
+        float is the smallest one above the certified enclosure, so the exact guarantee
+        Delta^2 / (2 sigma^2) is <= rho.
         """
         delta_ = exact_positive(sensitivity, "sensitivity")
         r = exact_positive(rho, "rho")
         ball = enclose(lambda: arb_of(delta_) / (2 * arb_of(r)).sqrt())
         return cls(delta_, Fraction(ball_upper(ball)))
+
+    @classmethod
+    def from_precision(cls, sensitivity: ExactLike, precision: ExactLike) -> GaussianMechanism:
+        """R23-Def2.5 in the paper's parameterisation: variance 1 / precision, so
+        sigma = 1 / sqrt(precision), rounded UP to a float (certified)."""
+        p = exact_positive(precision, "precision")
+        ball = enclose(lambda: 1 / arb_of(p).sqrt())
+        return cls(sensitivity, Fraction(ball_upper(ball)))
+
+    @property
+    def precision(self) -> Fraction:
+        """R23-Def2.5: the paper's privacy parameter, the precision 1 / sigma^2 (exact)."""
+        return 1 / self.sigma**2
 
     @property
     def mu(self) -> Fraction:

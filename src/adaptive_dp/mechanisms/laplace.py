@@ -43,11 +43,15 @@ def laplace_sample(
 
 @dataclass(frozen=True, slots=True, init=False)
 class LaplaceMechanism:
-    """R23-Def2.2: the Laplace mechanism M(x) = f(x) + Lap(scale).
+    """R23-Def2.2: the Laplace mechanism M(x) = f(x) + Lap(b).
 
-    "Lap(b) has density (1 / 2b) exp(-|y| / b)". ``sensitivity`` is the declared l1
-    sensitivity Delta > 0 and ``scale`` = b > 0, both exact. R23-Lem2.1: with
-    b = Delta / epsilon the mechanism is epsilon-DP; in general PureDP(Delta / b).
+    "Given f: X -> R^d, the Laplace mechanism with privacy parameter epsilon returns
+    M(x) = f(x) + Lap(1/epsilon)", noise independent in each coordinate, Lap(b) with
+    density exp(-|y| / b) / (2b). Here it is parameterised by its ``scale`` b > 0
+    (the paper's privacy parameter is 1/b, not divided by the sensitivity) and the
+    declared l1 sensitivity Delta = ``sensitivity`` > 0 (R23-Sensitivity), both exact.
+    R23-Lem2.1 ("with privacy parameter epsilon > 0 it is Delta_1(f) epsilon-DP")
+    gives PureDP(Delta / b).
     """
 
     sensitivity: Fraction
@@ -59,10 +63,22 @@ class LaplaceMechanism:
 
     @classmethod
     def from_epsilon(cls, sensitivity: ExactLike, epsilon: ExactLike) -> LaplaceMechanism:
-        """R23-Lem2.1: scale = Delta / epsilon (an exact rational, epsilon > 0)."""
+        """R23-Lem2.1: the epsilon-DP calibration, scale = Delta / epsilon (exact).
+
+        "The Laplace mechanism with privacy parameter epsilon' > 0 is
+        Delta_1(f) epsilon'-DP": the target ``epsilon`` > 0 needs epsilon' = epsilon / Delta,
+        that is scale 1/epsilon' = Delta / epsilon.
+        """
         delta_ = exact_positive(sensitivity, "sensitivity")
         eps = exact_positive(epsilon, "epsilon")
         return cls(delta_, delta_ / eps)
+
+    @classmethod
+    def from_privacy_parameter(
+        cls, sensitivity: ExactLike, privacy_parameter: ExactLike
+    ) -> LaplaceMechanism:
+        """R23-Def2.2 in the paper's parameterisation: noise Lap(1 / privacy_parameter)."""
+        return cls(sensitivity, 1 / exact_positive(privacy_parameter, "privacy_parameter"))
 
     @property
     def epsilon(self) -> Fraction:
