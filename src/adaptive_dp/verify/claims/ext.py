@@ -15,12 +15,13 @@ Compositions under adaptive adversaries:
 - ``EXT-GDPComposition/budget-hugging``: adaptively chosen sigmas: each path spends 10%
   of its remaining mu^2 (40% when its running loss is above 0) at each of 9 steps and the
   rest at the 10th, total mu^2 = 9/4 (mu = 3/2); hockey-stick at the stated eps = 2
-  (quick) / 5 (full) against delta_mu(eps) of EXT-DRS19. The total is fixed in advance and
+  (quick) / 21/4 (full) against delta_mu(eps) of EXT-DRS19. The total is fixed in advance and
   the mu_i are predictable, so the loss is exactly N(mu^2/2, mu^2) (the discrete
   Dubins-Schwarz argument behind the GDP filter EXT-ST22).
 - ``EXT-GDPComposition/stop-at-worst``: 9 releases of mu = 1/2, stop when L > 1.
   Twin ``drop-last`` (two releases of mu = 1, eps = 1.5).
-- ``EXT-GDPComposition/generated-doubling``: a committed generated adversary (data).
+- ``EXT-GDPComposition/generated-doubling``: a committed generated adversary (data),
+  mu_i = 1/8, 1/4, 1/2, 1; eps = 3/2 (quick) / 15/4 (full).
 - ``EXT-KOV15/budget-hugging``: 4 adaptive RR/Laplace releases of eps = 1, the optimal
   eps' at delta = 0.05 / 1e-3. Twin ``k-minus-one`` (4 randomized responses).
 - ``EXT-KOV15/stop-at-worst``: stop when L > 1.5.
@@ -112,7 +113,7 @@ def _drs_twin(profile: str) -> Setup:
 
 
 def _gdp_eps(profile: str) -> Fraction:
-    return Fraction(2) if profile == "quick" else Fraction(5)
+    return Fraction(2) if profile == "quick" else Fraction(21, 4)
 
 
 def _gdp_hugging(profile: str) -> Setup:
@@ -169,7 +170,7 @@ GENERATED: dict[str, dict[str, Any]] = {
 
 
 def _generated_gdp(profile: str) -> Setup:
-    eps = Fraction(3, 2) if profile == "quick" else Fraction(5)
+    eps = Fraction(3, 2) if profile == "quick" else Fraction(15, 4)
     adversary = adversary_from_data(GENERATED["EXT-GDPComposition/generated-doubling"])
     parts = (Fraction(1, 8), Fraction(1, 4), Fraction(1, 2), Fraction(1))
     return hockey_stick_setup(GDPComposition(parts, eps), adversary,
