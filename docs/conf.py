@@ -1,0 +1,42 @@
+"""Sphinx configuration of the adaptive_dp documentation (Sphinx + MyST, MathJax).
+
+Build: ``sphinx-build -W -b html docs docs/_build/html`` from the repository root.
+The spec catalogue pages are rendered at build time from ``spec/*.toml`` by the local
+extension ``_ext/spec_catalogue.py`` (no generated files are written into ``docs/``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE / "_ext"))
+sys.path.insert(0, str(ROOT / "src"))
+
+project = "adaptive_dp"
+author = "adaptive_dp contributors"
+copyright = "2026, adaptive_dp contributors"
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.mathjax",
+    "spec_catalogue",
+]
+
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "_ext", "results/**", "README.md"]
+
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+myst_dmath_double_inline = True
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+
+html_theme = "alabaster"
+html_static_path: list[str] = []
+html_title = "adaptive_dp"
