@@ -27,7 +27,8 @@ from adaptive_dp.verify.simulate import BatchView, simulate
 def _view(paths: int, step: int, rng: np.random.Generator) -> BatchView:
     return BatchView(step, paths, rng.normal(size=(paths, step)),
                      np.zeros((paths, step), dtype=np.int8), np.full((paths, step), 0.1),
-                     rng.normal(size=paths), np.ones(paths, dtype=bool))
+                     rng.normal(size=paths), np.ones(paths, dtype=bool),
+                     np.full(paths, 0.1 * step), np.full(paths, 0.01 * step))
 
 
 @settings(max_examples=40)

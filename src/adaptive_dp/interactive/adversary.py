@@ -45,6 +45,9 @@ class AdversaryView(Protocol):
     ``log p_x(view) / p_x'(view)`` of each path's released transcript on the worst-case
     neighbours: a function of the outputs and the public parameters only, handed over
     as a convenience. ``active`` is False for paths that have stopped.
+    ``param_sum`` and ``param_sq_sum`` are each path's running sums of the released
+    parameters and of their squares (epsilon spent; mu^2 = 2 rho spent), kept by the
+    simulator so that an adversary need not re-add its whole history at every step.
     """
 
     @property
@@ -67,6 +70,12 @@ class AdversaryView(Protocol):
 
     @property
     def active(self) -> NDArray[np.bool_]: ...
+
+    @property
+    def param_sum(self) -> NDArray[np.float64]: ...
+
+    @property
+    def param_sq_sum(self) -> NDArray[np.float64]: ...
 
 
 class BatchRequest(Protocol):

@@ -121,8 +121,7 @@ class BudgetHugging:
 
     def choose(self, view: AdversaryView, rng: np.random.Generator) -> Request:
         n, t = view.paths, view.step
-        spent_params = view.params
-        spent = (spent_params if self.measure == "epsilon" else spent_params**2).sum(axis=1)
+        spent = view.param_sum if self.measure == "epsilon" else view.param_sq_sum
         remaining = np.maximum(self.budget - spent, 0.0)
         if t >= self.steps - 1:
             spend = remaining

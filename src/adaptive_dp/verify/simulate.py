@@ -105,6 +105,8 @@ class BatchView:
     params: NDArray[np.float64]
     loss: NDArray[np.float64]
     active: NDArray[np.bool_]
+    param_sum: NDArray[np.float64]
+    param_sq_sum: NDArray[np.float64]
 
 
 class BatchLedger(Protocol):
@@ -251,10 +253,13 @@ def simulate(
         raise ValueError(f"paths={paths!r} is not allowed: expected paths >= 1")
     steps = adversary.horizon if horizon is None else horizon
     center = 0.0 if under == "x" else 1.0
-    outputs = np.full((paths, steps), np.nan)
-    kinds = np.full((paths, steps), -1, dtype=np.int8)
-    params = np.zeros((paths, steps))
+    # column-major: each step writes one contiguous column
+    outputs = np.full((paths, steps), np.nan, order="F")
+    kinds = np.full((paths, steps), -1, dtype=np.int8, order="F")
+    params = np.zeros((paths, steps), order="F")
     loss = np.zeros(paths)
+    param_sum = np.zeros(paths)
+    param_sq_sum = np.zeros(paths)
     loss_path = np.zeros((paths, steps)) if record else None
     bound_path = np.full((paths, steps), np.nan) if record and rule is not None else None
     active = np.ones(paths, dtype=bool)
@@ -262,7 +267,8 @@ def simulate(
     ledger = rule.start(paths) if rule is not None else None
     last = 0
     for t in range(steps):
-        view = BatchView(t, paths, outputs[:, :t], kinds[:, :t], params[:, :t], loss, active)
+        view = BatchView(t, paths, outputs[:, :t], kinds[:, :t], params[:, :t], loss, active,
+                         param_sum, param_sq_sum)
         request = adversary.choose(view, rng)
         active &= np.asarray(request.go, dtype=bool)
         if not active.any():
@@ -270,13 +276,18 @@ def simulate(
         kind = np.asarray(request.kind, dtype=np.int8)
         param = np.asarray(request.param, dtype=np.float64)
         admitted = active.copy() if ledger is None else ledger.admit(kind, param, active.copy())
-        for k in np.unique(kind[admitted]):
-            rows = np.nonzero(admitted & (kind == k))[0]
+        present = np.unique(kind[admitted])
+        for k in present:
+            selected = admitted if present.size == 1 else admitted & (kind == k)
+            rows: NDArray[np.intp] | slice = (
+                slice(None) if selected.all() else np.nonzero(selected)[0])
             p = param[rows]
             y = _sample(int(k), center, p, rng)
             outputs[rows, t] = y
             kinds[rows, t] = k
             params[rows, t] = p
+            param_sum[rows] += p
+            param_sq_sum[rows] += p * p
             loss[rows] += release_losses(int(k), y, p)
         releases += admitted
         last = t + 1
