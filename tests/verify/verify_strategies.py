@@ -58,3 +58,21 @@ def random_strategy() -> st.SearchStrategy[Any]:
 def any_adversary() -> st.SearchStrategy[Any]:
     return st.one_of(constant(), budget_hugging(), output_threshold(), doubling(),
                      stop_at_worst(), random_strategy())
+
+
+def capped(kinds: tuple[int, ...], cap: float, steps: int) -> st.SearchStrategy[Any]:
+    """Adversaries whose every parameter is <= ``cap`` and that release <= ``steps``
+    times, with mechanism kinds drawn from ``kinds`` (valid inputs of a composition
+    theorem for ``steps`` mechanisms of parameter ``cap``)."""
+    kind = st.sampled_from(kinds)
+    chosen = st.one_of(st.tuples(kind), st.tuples(kind, kind))
+    param = st.floats(cap / 20, cap)
+    n = st.integers(1, steps)
+    return st.one_of(
+        st.builds(Constant, chosen, param, n, LEVEL),
+        st.builds(OutputThreshold, chosen, param, kind, param, LEVEL, n, LEVEL),
+        st.builds(Doubling, chosen, param, n, st.floats(1.0, 3.0), st.just(cap), LEVEL),
+        st.builds(StopAtWorst, chosen, param, n, st.floats(0.0, 3.0), LEVEL),
+        st.builds(RandomStrategy, st.lists(kind, min_size=1, max_size=2).map(tuple),
+                  st.lists(param, min_size=1, max_size=3).map(tuple), n, st.floats(0, 0.5)),
+    )

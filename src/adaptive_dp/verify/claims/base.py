@@ -6,12 +6,16 @@ function ``(paths, rng, under) -> samples``), the evaluation epsilon, the claime
 the number of samples and the orders of the neighbouring pair to test. A
 :class:`Twin` (negative control) has the same shape; it is caught iff its verdict is
 violated. Samples per order are the smallest powered n (see
-:func:`adaptive_dp.verify.estimators.required_samples`) times :data:`SAFETY`.
+:func:`adaptive_dp.verify.estimators.required_samples`) times :data:`SAFETY`. Twins
+keep the scenario of the quick profile under "full" too: they are negative controls,
+and their scenarios are chosen so that the true value is at least twice their claim.
 
 Claims of later issues register the same way: a module of :mod:`adaptive_dp.verify.claims`
 exposes ``CLAIMS: tuple[Claim, ...]``; an experiment that needs a filter, accumulator or
 odometer passes a :class:`adaptive_dp.verify.simulate.BatchRule` to
-:class:`AdversaryExperiment` (or returns crossing indicators / e-values directly).
+:class:`AdversaryExperiment` (a filter: the loss of what it admitted) or to
+:class:`CrossingExperiment` (an odometer: crossing indicators, quantity ``CROSSING``),
+or supplies any other experiment (e-values for ``EVALUE`` claims).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ __all__ = [
     "AdversaryExperiment",
     "Bound",
     "Claim",
+    "CrossingExperiment",
     "Experiment",
     "Setup",
     "Twin",
@@ -61,6 +66,25 @@ class AdversaryExperiment:
 
     def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[np.float64]:
         return simulate(self.adversary, paths, rng, under=under, rule=self.rule).loss
+
+
+@dataclass(frozen=True, slots=True)
+class CrossingExperiment:
+    """Odometer claims: whether a path's running loss ever exceeds the rule's bound.
+
+    Runs ``adversary`` through ``rule`` (whose ledger reports ``bounds()``, the reading
+    U_n after each step) and returns, per path, ``exists n <= horizon: L_n > U_n``.
+    """
+
+    adversary: Any
+    rule: BatchRule
+
+    def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[np.bool_]:
+        out = simulate(self.adversary, paths, rng, under=under, rule=self.rule, record=True)
+        if out.loss_path is None or out.bound_path is None:
+            raise ValueError("the rule reports no bounds: a crossing claim needs bounds()")
+        crossed: NDArray[np.bool_] = np.any(out.loss_path > out.bound_path, axis=1)
+        return crossed
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,8 +152,9 @@ def _kov_twin(profile: str) -> Setup:
 
 
 GENERATED: dict[str, dict[str, Any]] = {
-    # Adversaries drawn once from the Hypothesis strategies of
-    # tests/verify/strategies.py and committed as plain data; `verify` replays them.
+    # Adversaries in the parameter ranges of the Hypothesis strategies of
+    # tests/verify/verify_strategies.py, restricted to the claim's per-step parameter and
+    # number of steps, committed as plain data; `verify` replays them.
     "EXT-KOV15/generated-output-threshold": {
         "family": "output-threshold", "kinds": [2], "param": 1.0, "switch_kind": 0,
         "switch_param": 1.0, "threshold": 0.5, "steps": 4, "pivot": 0.0,
