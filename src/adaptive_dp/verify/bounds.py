@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
+
+from adaptive_dp.guarantees.definitions import RDP
 
 __all__ = [
     "CKS20",
@@ -100,17 +103,17 @@ class RDPConversion:
     mu: Fraction
     alpha: Fraction
     delta: Fraction
-    method: str
+    method: Literal["bbghs20", "mironov17"]
 
-    def _rdp(self) -> object:
+    def _rdp(self) -> RDP:
         from adaptive_dp.guarantees.rdp import gaussian_rdp
 
         return gaussian_rdp(1, 1 / self.mu, self.alpha)
 
-    def _convert(self, rdp: object) -> tuple[float, float]:
+    def _convert(self, rdp: RDP) -> tuple[float, float]:
         from adaptive_dp.guarantees.rdp import rdp_to_dp
 
-        result = rdp_to_dp(rdp, self.delta, method=self.method)  # type: ignore[arg-type]
+        result = rdp_to_dp(rdp, self.delta, method=self.method)
         return _pair(result.epsilon, result.delta)
 
     def claimed(self) -> tuple[float, float]:

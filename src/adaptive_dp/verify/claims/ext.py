@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
 from adaptive_dp.verify.adversaries import (
@@ -79,7 +79,7 @@ def _cks_twin(profile: str) -> Setup:
                               "one Gaussian release, rho=2 (mu=2), delta=0.05")
 
 
-def _rdp(method: str, alpha: Fraction) -> Callable[[str], Setup]:
+def _rdp(method: Literal["bbghs20", "mironov17"], alpha: Fraction) -> Callable[[str], Setup]:
     def build(profile: str) -> Setup:
         delta = Fraction(profile_delta(profile, 0.05))
         return hockey_stick_setup(RDPConversion(Fraction(2), alpha, delta, method),

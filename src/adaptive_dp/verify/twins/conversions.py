@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from adaptive_dp.guarantees.definitions import RDP
 from adaptive_dp.verify.bounds import CKS20, DRS19, BunSteinke, RDPConversion
 
 __all__ = [
@@ -50,11 +51,8 @@ class HalvedRhoCKS20(CKS20):
 class HalvedEpsilonRDP(RDPConversion):
     """Twin of EXT-BBGHS20: the Gaussian RDP epsilon halved before converting."""
 
-    def _rdp(self) -> object:
-        from adaptive_dp.guarantees.definitions import RDP
-
+    def _rdp(self) -> RDP:
         point = RDPConversion._rdp(self)
-        assert isinstance(point, RDP)
         return RDP(point.alpha, point.epsilon / 2)
 
 
@@ -62,10 +60,7 @@ class HalvedEpsilonRDP(RDPConversion):
 class RDPEpsilonAsDP(RDPConversion):
     """Twin of EXT-Mironov17: eps + log(1/delta)/(alpha - 1) without its second term."""
 
-    def _convert(self, rdp: object) -> tuple[float, float]:
-        from adaptive_dp.guarantees.definitions import RDP
-
-        assert isinstance(rdp, RDP)
+    def _convert(self, rdp: RDP) -> tuple[float, float]:
         return float(rdp.epsilon), float(self.delta)
 
 
