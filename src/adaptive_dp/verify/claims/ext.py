@@ -22,9 +22,12 @@ Compositions under adaptive adversaries:
   Twin ``drop-last`` (two releases of mu = 1, eps = 1.5).
 - ``EXT-GDPComposition/generated-doubling``: a committed generated adversary (data),
   mu_i = 1/8, 1/4, 1/2, 1; eps = 3/2 (quick) / 15/4 (full).
-- ``EXT-KOV15/budget-hugging``: 4 adaptive RR/Laplace releases of eps = 1, the optimal
-  eps' at delta = 0.05 / 1e-3. Twin ``k-minus-one`` (4 randomized responses).
-- ``EXT-KOV15/stop-at-worst``: stop when L > 1.5.
+- ``EXT-KOV15/budget-hugging``: 16 adaptive RR/Laplace releases of eps = 1/4, the
+  optimal eps' at delta = 0.05 / 1e-3 (tight for randomized response: the true delta at
+  the quick profile's eps' = 3/2 is 0.0497). Twin ``k-minus-one`` in its own scenario
+  (4 randomized responses of eps = 1, where the k - 1 bound lands on a smaller lattice
+  point).
+- ``EXT-KOV15/stop-at-worst``: stop when L > 1.
 - ``EXT-KOV15/generated-*``: committed generated adversaries (data).
 """
 
@@ -140,7 +143,7 @@ def _gdp_twin(profile: str) -> Setup:
 def _kov(adversary: Any, what: str) -> Callable[[str], Setup]:
     def build(profile: str) -> Setup:
         delta = Fraction(profile_delta(profile, 0.05))
-        return hockey_stick_setup(KOV15(Fraction(1), 4, delta), adversary,
+        return hockey_stick_setup(KOV15(Fraction(1, 4), 16, delta), adversary,
                                   f"{what}, delta={float(delta)}")
     return build
 
@@ -156,12 +159,12 @@ GENERATED: dict[str, dict[str, Any]] = {
     # tests/verify/verify_strategies.py, restricted to the claim's per-step parameter and
     # number of steps, committed as plain data; `verify` replays them.
     "EXT-KOV15/generated-output-threshold": {
-        "family": "output-threshold", "kinds": [2], "param": 1.0, "switch_kind": 0,
-        "switch_param": 1.0, "threshold": 0.5, "steps": 4, "pivot": 0.0,
+        "family": "output-threshold", "kinds": [2], "param": 0.25, "switch_kind": 0,
+        "switch_param": 0.25, "threshold": 0.5, "steps": 16, "pivot": 0.0,
     },
     "EXT-KOV15/generated-random": {
-        "family": "random", "kinds": [0, 2], "params": [0.5, 1.0], "steps": 4,
-        "stop_probability": 0.25,
+        "family": "random", "kinds": [0, 2], "params": [0.125, 0.25], "steps": 16,
+        "stop_probability": 0.1,
     },
     "EXT-GDPComposition/generated-doubling": {
         "family": "doubling", "kinds": [1], "param": 0.125, "steps": 4, "factor": 2.0,
@@ -203,18 +206,18 @@ CLAIMS: tuple[Claim, ...] = (
           "GDP composition, replayed generated doubling adversary", _generated_gdp),
     Claim("EXT-KOV15", "budget-hugging", Quantity.HOCKEY_STICK,
           "optimal homogeneous composition (Kairouz-Oh-Viswanath)",
-          _kov(BudgetHugging(_KINDS, 4.0, 4), "4 adaptive RR/Laplace releases of eps=1"),
+          _kov(BudgetHugging(_KINDS, 4.0, 16), "16 adaptive RR/Laplace releases of eps=1/4"),
           (Twin("k-minus-one", "optimal bound of k-1 compositions", _kov_twin),)),
     Claim("EXT-KOV15", "stop-at-worst", Quantity.HOCKEY_STICK,
           "optimal homogeneous composition, adversary stops at the worst moment",
-          _kov(StopAtWorst(_KINDS, 1.0, 4, 1.5),
-               "up to 4 adaptive RR/Laplace releases of eps=1, stop when L > 1.5")),
+          _kov(StopAtWorst(_KINDS, 0.25, 16, 1.0),
+               "up to 16 adaptive RR/Laplace releases of eps=1/4, stop when L > 1")),
     Claim("EXT-KOV15", "generated-output-threshold", Quantity.HOCKEY_STICK,
           "optimal homogeneous composition, replayed generated output-threshold adversary",
           _kov(adversary_from_data(GENERATED["EXT-KOV15/generated-output-threshold"]),
-               "4 releases of eps=1, RR until an output > 0.5, then Laplace")),
+               "16 releases of eps=1/4, RR until an output > 0.5, then Laplace")),
     Claim("EXT-KOV15", "generated-random", Quantity.HOCKEY_STICK,
           "optimal homogeneous composition, replayed generated random adversary",
           _kov(adversary_from_data(GENERATED["EXT-KOV15/generated-random"]),
-               "up to 4 random RR/Laplace releases of eps 1/2 or 1, random stops")),
+               "up to 16 random RR/Laplace releases of eps 1/8 or 1/4, random stops")),
 )
