@@ -1,0 +1,251 @@
+"""H23-Def1.7, H23-Def2.1, H23-Def2.2: privacy of interactive mechanisms, through
+generalized probability distances on the exact (finite) distributions of views.
+
+H23-Def2.1 (Vadhan-Zhang): "A generalized probability distance measure is a tuple
+(D, <=, D) such that (D, <=) is a partially ordered set; D maps any two random variables
+X, X' over the same measurable space to an element D(X, X') in D; (Postprocessing)
+D(g(X), g(X')) <= D(X, X'); (Joint convexity) if D(X_i, X'_i) <= d for all i then
+D(X_I, X'_I) <= d."  H23-Def2.2: M is d-D DP if "D(View(A <-> M(x)), View(A <-> M(x')))
+<= d" for every adversary and neighbours.
+
+Here distributions are finite mappings ``outcome -> Fraction`` (exact view distributions
+from :func:`adaptive_dp.interactive.interaction.view_distribution`). Measures:
+:class:`ApproxDPMeasure` (H23-Def1.7: (epsilon, delta) ordered componentwise; D(P, Q) <=
+(epsilon, delta) iff sup_S P(S) - e^epsilon Q(S) <= delta in both orders, computed as
+sum_w (P(w) - e^epsilon Q(w))_+ and certified), :class:`RDPMeasure` (H23-Def1.3 at a
+fixed order, certified) and :class:`ZCDPMeasure` (H23-Def4.4 on a finite grid of
+orders: a necessary check, never a certificate of zCDP). ``declared_within`` is the
+filters' test "M' is d'-D DP" on declared guarantees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Protocol
+
+from flint import arb
+
+from adaptive_dp.errors import OrderError
+from adaptive_dp.guarantees.definitions import (
+    GDP,
+    RDP,
+    ZCDP,
+    ApproxDP,
+    ApproxZCDP,
+    ProbabilisticDP,
+    PureDP,
+)
+from adaptive_dp.numerics import (
+    ExactLike,
+    arb_of,
+    ball_lower,
+    ball_upper,
+    enclose,
+    exact,
+    exact_upper,
+)
+
+__all__ = [
+    "ApproxDPMeasure",
+    "Distribution",
+    "ProbabilityDistance",
+    "RDPMeasure",
+    "ZCDPMeasure",
+    "declared_within",
+    "hockey_stick",
+    "renyi_divergence",
+]
+
+Distribution = Mapping[Hashable, Fraction]
+
+
+def _support(p: Distribution, q: Distribution) -> list[Hashable]:
+    keys = set(p) | set(q)
+    return sorted(keys, key=repr)
+
+
+def _hockey_ball(p: Distribution, q: Distribution, epsilon: Fraction) -> arb:
+    items = [(p.get(w, Fraction(0)), q.get(w, Fraction(0))) for w in _support(p, q)]
+
+    def fn() -> arb:
+        e = arb_of(epsilon).exp()
+        total = arb(0)
+        for a, b in items:
+            term = arb_of(a) - e * arb_of(b)
+            lo = term.lower()
+            if lo >= 0:
+                total += term
+            elif term.upper() > 0:  # straddles 0: max(0, term) lies in [0, upper]
+                total += arb(0).union(term.upper())
+        return total
+
+    return enclose(fn)
+
+
+def hockey_stick(p: Distribution, q: Distribution, epsilon: ExactLike) -> float:
+    """sup_S P(S) - e^epsilon Q(S) = sum_w (P(w) - e^epsilon Q(w))_+, rounded UP."""
+    return max(0.0, ball_upper(_hockey_ball(p, q, exact(epsilon, "epsilon"))))
+
+
+def renyi_divergence(p: Distribution, q: Distribution, alpha: ExactLike) -> float:
+    """H23-Def1.2: D_alpha(P || Q) = 1/(alpha-1) log sum_w P(w)^alpha Q(w)^(1-alpha)
+    (natural log, reading A1), rounded UP; +inf when P is not absolutely continuous
+    with respect to Q."""
+    a = exact(alpha, "alpha")
+    if a <= 1:
+        raise OrderError("alpha", alpha, "a Rényi order alpha > 1")
+    items = [(p.get(w, Fraction(0)), q.get(w, Fraction(0))) for w in _support(p, q)]
+    if any(pw > 0 and qw == 0 for pw, qw in items):
+        return float("inf")
+
+    def fn() -> arb:
+        aa = arb_of(a)
+        s = arb(0)
+        for pw, qw in items:
+            if pw > 0:
+                s += (aa * arb_of(pw).log() + (1 - aa) * arb_of(qw).log()).exp()
+        return s.log() / (aa - 1)
+
+    return ball_upper(enclose(fn))
+
+
+class ProbabilityDistance(Protocol):
+    """H23-Def2.1: the poset order ``leq`` and the test D(P, Q) <= d (``holds``)."""
+
+    def leq(self, d1: object, d2: object) -> bool: ...
+
+    def holds(self, p: Distribution, q: Distribution, d: object) -> bool: ...
+
+
+def _approx_pair(d: object) -> tuple[Fraction, Fraction]:
+    if isinstance(d, PureDP):
+        return d.epsilon, Fraction(0)
+    if isinstance(d, (ApproxDP, ProbabilisticDP)):
+        return d.epsilon, d.delta
+    if isinstance(d, tuple) and len(d) == 2:
+        return exact(d[0], "epsilon"), exact(d[1], "delta")
+    raise TypeError(f"not an (epsilon, delta) parameter: {d!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ApproxDPMeasure:
+    """H23-Def1.7 / H23-Def1.14: (epsilon1, delta1) <= (epsilon2, delta2) iff
+    epsilon1 <= epsilon2 and delta1 <= delta2; D(P, Q) <= (epsilon, delta) iff
+    P(S) <= e^epsilon Q(S) + delta for every S, in both orders of the pair (certified:
+    an enclosure straddling delta fails)."""
+
+    def leq(self, d1: object, d2: object) -> bool:
+        e1, t1 = _approx_pair(d1)
+        e2, t2 = _approx_pair(d2)
+        return e1 <= e2 and t1 <= t2
+
+    def holds(self, p: Distribution, q: Distribution, d: object) -> bool:
+        eps, delta = _approx_pair(d)
+        return all(
+            exact_upper(_hockey_ball(a, b, eps)) <= delta for a, b in ((p, q), (q, p))
+        )
+
+    def slack(self, p: Distribution, q: Distribution, d: object) -> float:
+        """delta minus the larger hockey-stick of the two orders, rounded DOWN."""
+        eps, delta = _approx_pair(d)
+        worst = max(
+            ball_upper(_hockey_ball(a, b, eps)) for a, b in ((p, q), (q, p))
+        )
+        return ball_lower(enclose(lambda: arb_of(delta) - arb_of(worst)))
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class RDPMeasure:
+    """H23-Def1.3 at a fixed order alpha > 1 (H23 "RDP as D DP"): poset ([0, inf], <=),
+    D = D_alpha, checked in both orders of the pair (neighbouring is symmetric)."""
+
+    alpha: Fraction
+
+    def __init__(self, alpha: ExactLike) -> None:
+        a = exact(alpha, "alpha")
+        if a <= 1:
+            raise OrderError("alpha", alpha, "a Rényi order alpha > 1")
+        object.__setattr__(self, "alpha", a)
+
+    def _eps(self, d: object) -> Fraction:
+        if isinstance(d, RDP):
+            if d.alpha != self.alpha:
+                raise TypeError(f"RDP parameter at order {d.alpha}, measure at {self.alpha}")
+            return d.epsilon
+        return exact(d, "epsilon")
+
+    def leq(self, d1: object, d2: object) -> bool:
+        return self._eps(d1) <= self._eps(d2)
+
+    def holds(self, p: Distribution, q: Distribution, d: object) -> bool:
+        eps = float(self._eps(d))
+        return all(
+            renyi_divergence(a, b, self.alpha) <= eps for a, b in ((p, q), (q, p))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ZCDPMeasure:
+    """H23-Def4.4 on a finite grid of orders: D(P, Q) <= rho checked as
+    D_alpha(P || Q) <= rho alpha for every alpha in ``orders`` (both orders of the
+    pair). A necessary condition only (zCDP quantifies over all alpha > 1)."""
+
+    orders: tuple[Fraction, ...] = tuple(
+        Fraction(a) for a in ("1.5", "2", "3", "5", "10", "20")
+    )
+
+    def _rho(self, d: object) -> Fraction:
+        if isinstance(d, ZCDP):
+            return d.rho
+        return exact(d, "rho")
+
+    def leq(self, d1: object, d2: object) -> bool:
+        return self._rho(d1) <= self._rho(d2)
+
+    def holds(self, p: Distribution, q: Distribution, d: object) -> bool:
+        rho = self._rho(d)
+        return all(
+            renyi_divergence(a, b, alpha) <= float(rho * alpha)
+            for alpha in self.orders
+            for a, b in ((p, q), (q, p))
+        )
+
+
+def declared_within(declared: object, parameter: object) -> bool:
+    """The filters' check "M' is d'-D DP" (H23-Def1.10, Algs 2-4, 6): a mechanism that
+    declares ``declared`` is ``parameter``-DP. Implications used (exact comparisons):
+    same kind with every parameter <=; PureDP(e) => ApproxDP(e', d) for e <= e';
+    PureDP(e) => ZCDP(e^2/2) (R23-Lem2.3) => RDP(alpha, alpha e^2/2);
+    ZCDP(rho) => RDP(alpha, rho alpha) (H23-Def4.4);
+    ZCDP(rho) => ApproxZCDP(rho', delta) for rho <= rho'."""
+    g, d = declared, parameter
+    if isinstance(g, PureDP):
+        if isinstance(d, PureDP):
+            return g.epsilon <= d.epsilon
+        if isinstance(d, (ApproxDP, ProbabilisticDP)):
+            return g.epsilon <= d.epsilon
+        if isinstance(d, ZCDP):
+            return g.epsilon * g.epsilon / 2 <= d.rho
+        if isinstance(d, RDP):
+            return d.alpha * g.epsilon * g.epsilon / 2 <= d.epsilon
+        return False
+    if isinstance(g, ApproxDP) and isinstance(d, ApproxDP):
+        return g.epsilon <= d.epsilon and g.delta <= d.delta
+    if isinstance(g, ZCDP):
+        if isinstance(d, ZCDP):
+            return g.rho <= d.rho
+        if isinstance(d, ApproxZCDP):
+            return g.rho <= d.rho
+        if isinstance(d, RDP):
+            return g.rho * d.alpha <= d.epsilon
+        return False
+    if isinstance(g, ApproxZCDP) and isinstance(d, ApproxZCDP):
+        return g.rho <= d.rho and g.delta <= d.delta
+    if isinstance(g, RDP) and isinstance(d, RDP):
+        return g.alpha == d.alpha and g.epsilon <= d.epsilon
+    if isinstance(g, GDP) and isinstance(d, GDP):
+        return g.mu <= d.mu
+    return False
+
