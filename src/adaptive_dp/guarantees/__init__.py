@@ -1,5 +1,11 @@
 """Privacy definitions as values, conversions between them, composition theorems."""
 
+from adaptive_dp.guarantees.calibration import (
+    gaussian_sigma_cs2080,
+    gaussian_sigma_zcdp,
+    laplace_scale,
+)
+from adaptive_dp.guarantees.composition import compose_advanced, compose_basic, compose_kov
 from adaptive_dp.guarantees.definitions import (
     GDP,
     RDP,
@@ -11,15 +17,51 @@ from adaptive_dp.guarantees.definitions import (
     PureDP,
     RDPCurve,
 )
+from adaptive_dp.guarantees.gdp import compose_gdp, gdp_delta, gdp_mu_for, gdp_to_dp
+from adaptive_dp.guarantees.group import group_privacy
+from adaptive_dp.guarantees.rdp import compose_rdp, gaussian_rdp, rdp_to_dp, zcdp_rdp_curve
+from adaptive_dp.guarantees.tradeoff import ApproxDPTradeoff, GaussianTradeoff, TradeoffFunction
+from adaptive_dp.guarantees.zcdp import (
+    approx_to_approx_zcdp,
+    compose_zcdp,
+    pure_to_zcdp,
+    zcdp_delta_optimal,
+    zcdp_to_dp_bun_steinke,
+    zcdp_to_dp_optimal,
+)
 
 __all__ = [
     "GDP",
     "RDP",
     "ZCDP",
     "ApproxDP",
+    "ApproxDPTradeoff",
     "ApproxZCDP",
+    "GaussianTradeoff",
     "Guarantee",
     "ProbabilisticDP",
     "PureDP",
     "RDPCurve",
+    "TradeoffFunction",
+    "approx_to_approx_zcdp",
+    "compose_advanced",
+    "compose_basic",
+    "compose_gdp",
+    "compose_kov",
+    "compose_rdp",
+    "compose_zcdp",
+    "gaussian_rdp",
+    "gaussian_sigma_cs2080",
+    "gaussian_sigma_zcdp",
+    "gdp_delta",
+    "gdp_mu_for",
+    "gdp_to_dp",
+    "group_privacy",
+    "laplace_scale",
+    "pure_to_zcdp",
+    "rdp_to_dp",
+    "zcdp_delta_optimal",
+    "zcdp_rdp_curve",
+    "zcdp_to_dp_bun_steinke",
+    "zcdp_to_dp_optimal",
 ]

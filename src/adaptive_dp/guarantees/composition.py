@@ -1,0 +1,165 @@
+"""Composition theorems for pure and approximate DP.
+
+Spec ids: CS2080-BasicComp (and the (epsilon, delta) version on the CS2080-ApproxDP
+slide), CS2080-AdvComp (with the exact DRV10 constants), EXT-KOV15 (optimal homogeneous
+composition, Kairouz-Oh-Viswanath). Certified with ``arb``, rounded toward more loss.
+
+Method labels: ``"basic"``, ``"advanced"``, ``"kov15"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+
+from flint import arb
+
+from adaptive_dp.errors import (
+    DeltaRangeError,
+    NegativeParameterError,
+    ParameterTypeError,
+    UnsupportedGuaranteeError,
+)
+from adaptive_dp.guarantees.definitions import ApproxDP, PureDP
+from adaptive_dp.numerics import (
+    ExactLike,
+    arb_of,
+    ball_upper,
+    enclose,
+    exact_delta,
+    exact_upper,
+    format_exact,
+)
+
+__all__ = [
+    "compose_advanced",
+    "compose_basic",
+    "compose_kov",
+    "kov_delta_ball",
+    "positive_count",
+]
+
+
+def positive_count(value: object, name: str = "k") -> int:
+    """A count k >= 1 (bools, floats and strings are rejected)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterTypeError(name, value, "an int >= 1")
+    if value < 1:
+        raise NegativeParameterError(name, value, "an int >= 1")
+    return value
+
+
+def _as_approx(guarantee: object, name: str) -> tuple[Fraction, Fraction]:
+    if isinstance(guarantee, PureDP):
+        return guarantee.epsilon, Fraction(0)
+    if isinstance(guarantee, ApproxDP):
+        return guarantee.epsilon, guarantee.delta
+    raise UnsupportedGuaranteeError(
+        f"{name}={guarantee!r} is a {type(guarantee).__name__}: expected PureDP or ApproxDP"
+    )
+
+
+def compose_basic(guarantees: Iterable[PureDP | ApproxDP]) -> PureDP | ApproxDP:
+    """CS2080-BasicComp: "If M_i is epsilon_i-DP for i = 1..k, then (M_1, ..., M_k) is
+    (epsilon_1 + ... + epsilon_k)-DP" (independent randomness, adaptive queries allowed);
+    for (epsilon_i, delta_i)-DP (CS2080-ApproxDP slide) "add the delta_i's".
+
+    Exact sums. All ``PureDP`` (or an empty sequence) gives ``PureDP``; a total delta
+    >= 1 raises ``DeltaRangeError``.
+    """
+    items = list(guarantees)
+    pairs = [_as_approx(g, f"guarantees[{i}]") for i, g in enumerate(items)]
+    epsilon = sum((e for e, _ in pairs), Fraction(0))
+    if all(isinstance(g, PureDP) for g in items):
+        return PureDP(epsilon)
+    delta = sum((d for _, d in pairs), Fraction(0))
+    return ApproxDP(epsilon, exact_delta(delta, "sum of deltas"))
+
+
+def compose_advanced(
+    guarantee: PureDP | ApproxDP, k: int, delta_slack: ExactLike
+) -> ApproxDP:
+    """CS2080-AdvComp (Dwork-Rothblum-Vadhan 2010, exact constants): the k-fold
+    composition of (epsilon, delta)-DP mechanisms is (epsilon', k delta + delta')-DP for
+    every delta' > 0 with
+
+        "epsilon' = epsilon sqrt(2 k ln(1/delta')) + k epsilon (e^epsilon - 1)".
+
+    The slide states only the O-form and the regime k < 1/epsilon^2; the explicit DRV10
+    bound holds for every k (it may exceed basic composition's k epsilon: use
+    :func:`compose_basic` then). epsilon' is certified and rounded up; the delta is the
+    exact k delta + delta' (``DeltaRangeError`` if it reaches 1).
+    """
+    eps, delta = _as_approx(guarantee, "guarantee")
+    count = positive_count(k)
+    slack = exact_delta(delta_slack, "delta_slack", allow_zero=False)
+    total = exact_delta(count * delta + slack, "k delta + delta_slack")
+
+    def evaluate() -> arb:
+        e = arb_of(eps)
+        return e * (2 * count * (-arb_of(slack).log())).sqrt() + count * e * e.expm1()
+
+    return ApproxDP(ball_upper(enclose(evaluate)), total)
+
+
+def kov_delta_ball(epsilon: Fraction, delta: Fraction, k: int, i: int) -> arb:
+    """EXT-KOV15 (Kairouz-Oh-Viswanath 2015, Thm. 3.3), one term: the total delta
+    "1 - (1 - delta)^k (1 - delta_i)" with
+    "delta_i = sum_{l=0}^{i-1} C(k, l) (e^{(k-l) eps} - e^{(k-2i+l) eps}) / (1 + e^eps)^k",
+    as a certified ball."""
+
+    def evaluate() -> arb:
+        q = (-arb_of(epsilon)).exp()
+        # Divide numerator and denominator by e^{k eps}: the l-th term becomes
+        # C(k, l) (q^l - q^{2i-l}) / (1 + q)^k with q = e^{-eps}; the binomial weight
+        # C(k, l) / (1 + q)^k is updated by the ratio (k - l)/(l + 1), so nothing overflows.
+        weight = 1 / (1 + q) ** k
+        low = arb(1)  # q^l
+        high = q ** (2 * i)  # q^{2i-l}
+        total = arb(0)
+        for j in range(i):
+            total += weight * (low - high)
+            weight = weight * (k - j) / (j + 1)
+            low = low * q
+            high = high / q
+        return 1 - (1 - arb_of(delta)) ** k * (1 - total)
+
+    return enclose(evaluate)
+
+
+def compose_kov(guarantee: PureDP | ApproxDP, k: int, delta_total: ExactLike) -> ApproxDP:
+    """EXT-KOV15 (Kairouz-Oh-Viswanath 2015, Thm. 3.3, optimal homogeneous composition):
+    for i = 0, ..., floor(k/2), the k-fold composition of (epsilon, delta)-DP mechanisms is
+
+        "((k - 2i) epsilon, 1 - (1 - delta)^k (1 - delta_i))-DP,
+         delta_i = sum_{l=0}^{i-1} C(k, l) (e^{(k-l) eps} - e^{(k-2i+l) eps}) / (1 + e^eps)^k".
+
+    Returns the smallest (k - 2i) epsilon (exact) whose certified total delta is
+    <= ``delta_total``, with delta = ``delta_total`` (valid, since the true total is
+    smaller). The totals increase with i, so i is found by bisection, O(k log k) terms.
+    ``DeltaRangeError`` if even i = 0 (basic composition) needs more than delta_total.
+    """
+    eps, delta = _as_approx(guarantee, "guarantee")
+    count = positive_count(k)
+    target = exact_delta(delta_total, "delta_total")
+
+    def fits(i: int) -> bool:
+        if i == 0 and delta == 0:
+            return True
+        return exact_upper(kov_delta_ball(eps, delta, count, i)) <= target
+
+    if not fits(0):
+        raise DeltaRangeError(
+            "delta_total",
+            delta_total,
+            f">= 1 - (1 - delta)^k = {ball_upper(kov_delta_ball(eps, delta, count, 0))!r} "
+            f"(delta = {format_exact(delta)}, k = {count})",
+        )
+    lo, hi = 0, count // 2 + 1  # fits(lo) holds; every index >= hi is out of range or fails
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return ApproxDP((count - 2 * lo) * eps, target)
