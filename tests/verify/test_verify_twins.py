@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from adaptive_dp.loss import gaussian_hockey_stick, rr_composed_pld
+from adaptive_dp.loss import gaussian_hockey_stick, pld, rr_composed_pld
+from adaptive_dp.mechanisms import LaplaceMechanism
 from adaptive_dp.verify.claims import REGISTRY
 from adaptive_dp.verify.claims.base import Setup
 from adaptive_dp.verify.estimators import MAX_LOSS_TOLERANCE, Quantity
@@ -29,8 +30,15 @@ def _rr_tail(eps: float, k: int) -> Callable[[Setup], float]:
     return lambda s: rr_composed_pld(eps, k).tail(s.epsilon * (1 + MAX_LOSS_TOLERANCE))
 
 
+def _laplace_tail(scale: float) -> Callable[[Setup], float]:
+    return lambda s: pld(LaplaceMechanism(1, scale)).tail(s.epsilon * (1 + MAX_LOSS_TOLERANCE))
+
+
 # the true value of the quantity in each twin's scenario, from the loss oracles
 TWIN_TRUTH: dict[tuple[str, str], Callable[[Setup], float]] = {
+    ("R23-Lem2.1/laplace", "halved-scale"): _laplace_tail(1.0),
+    ("R23-Lem2.2/gaussian", "variance-as-sigma"): _gauss(4.0),
+    ("EXT-RandomizedResponse/binary", "doubled-epsilon"): _rr_tail(1.0, 1),
     ("R23-Lem2.3/gaussian", "halved-rho"): _gauss(4.0),
     ("R23-Lem2.4/stop-at-worst", "drop-last"): _gauss(math.sqrt(2.0)),
     ("CS2080-BasicComp/budget-hugging", "drop-last"): _rr_tail(0.5, 3),
@@ -45,6 +53,7 @@ TWIN_TRUTH: dict[tuple[str, str], Callable[[Setup], float]] = {
 
 # the true value of non-adaptive valid claims (symmetric mechanisms: both orders agree)
 CLAIM_TRUTH: dict[str, Callable[[Setup], float]] = {
+    "R23-Lem2.2/gaussian": _gauss(2.0),
     "R23-Lem2.3/gaussian": _gauss(4.0),
     "R23-Lem2.4/budget-hugging": _gauss(1.0),
     "EXT-CKS20/gaussian": _gauss(2.0),
@@ -55,8 +64,9 @@ CLAIM_TRUTH: dict[str, Callable[[Setup], float]] = {
     "EXT-GDPComposition/generated-doubling": _gauss(math.sqrt(1 / 64 + 1 / 16 + 1 / 4 + 1)),
 }
 
-FOUNDATION = ("R23-Lem2.3", "R23-Lem2.4", "CS2080-BasicComp", "CS2080-AdvComp", "EXT-CKS20",
-              "EXT-BBGHS20", "EXT-Mironov17", "EXT-DRS19", "EXT-GDPComposition", "EXT-KOV15")
+FOUNDATION = ("R23-Lem2.1", "R23-Lem2.2", "EXT-RandomizedResponse", "R23-Lem2.3",
+              "R23-Lem2.4", "CS2080-BasicComp", "CS2080-AdvComp", "EXT-CKS20", "EXT-BBGHS20",
+              "EXT-Mironov17", "EXT-DRS19", "EXT-GDPComposition", "EXT-KOV15")
 ADAPTIVE = ("R23-Lem2.4", "CS2080-BasicComp", "CS2080-AdvComp", "EXT-GDPComposition",
             "EXT-KOV15")
 

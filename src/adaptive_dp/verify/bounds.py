@@ -6,8 +6,9 @@ A negative control (:mod:`adaptive_dp.verify.twins`) subclasses a bound and over
 exactly one hook (DESIGN, Verification: twins), so a twin never duplicates the valid
 logic. ``claimed()`` returns ``(epsilon, delta)`` as floats.
 
-The library modules are imported inside the methods: the registry stays importable
-while a calculator is missing, and the claim that needs it fails when run.
+The conversion modules are imported inside the methods: the registry stays importable
+while a calculator is missing, and the claim that needs it fails when run (an ERROR
+verdict).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from adaptive_dp.guarantees.definitions import RDP
+from adaptive_dp.guarantees.definitions import RDP, ZCDP
+from adaptive_dp.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
 __all__ = [
     "CKS20",
@@ -211,3 +213,59 @@ class KOV15:
 
         result = compose_kov(ApproxDP(self.epsilon, 0), self._k(), self.delta)
         return _pair(result.epsilon, result.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class LaplaceCalibration:
+    """R23-Lem2.1: ``LaplaceMechanism.from_epsilon(1, epsilon)`` is epsilon-DP.
+
+    ``release()`` is the simulator's parameter of the calibrated mechanism (1 / scale at
+    sensitivity 1); ``claimed()`` is (epsilon, 0).
+    """
+
+    epsilon: Fraction
+
+    def _mechanism(self) -> LaplaceMechanism:
+        return LaplaceMechanism.from_epsilon(1, self.epsilon)
+
+    def release(self) -> float:
+        return float(1 / self._mechanism().scale)
+
+    def claimed(self) -> tuple[float, float]:
+        return float(self.epsilon), 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class GaussianCalibration:
+    """R23-Lem2.2: ``GaussianMechanism.from_rho(1, rho)`` is rho-zCDP, tested by the
+    hockey-stick at a stated epsilon against EXT-CKS20's certified delta of ZCDP(rho)."""
+
+    rho: Fraction
+    epsilon: Fraction
+
+    def _mechanism(self) -> GaussianMechanism:
+        return GaussianMechanism.from_rho(1, self.rho)
+
+    def release(self) -> float:
+        return float(1 / self._mechanism().sigma)
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.zcdp import zcdp_delta_optimal
+
+        return float(self.epsilon), zcdp_delta_optimal(ZCDP(self.rho), self.epsilon)
+
+
+@dataclass(frozen=True, slots=True)
+class RRCalibration:
+    """EXT-RandomizedResponse: ``RandomizedResponse(epsilon)`` is epsilon-DP."""
+
+    epsilon: Fraction
+
+    def _mechanism(self) -> RandomizedResponse:
+        return RandomizedResponse(self.epsilon)
+
+    def release(self) -> float:
+        return float(self._mechanism().epsilon)
+
+    def claimed(self) -> tuple[float, float]:
+        return float(self.epsilon), 0.0

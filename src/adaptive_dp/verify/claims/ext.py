@@ -1,5 +1,9 @@
 """Claims of the external results the library relies on (tag EXT).
 
+Mechanism: ``EXT-RandomizedResponse/binary``: one release of
+``RandomizedResponse(1/2)``, delta = 0 (every sampled loss, both orders, <= 1/2), power
+for tails of 0.02 / 1e-3. Twin ``doubled-epsilon``.
+
 Conversions, on one Gaussian release (sensitivity 1, worst-case neighbours 0 and 1),
 hockey-stick at the converted epsilon in both orders, claimed delta 0.05 (quick) or
 1e-3 (full):
@@ -44,12 +48,20 @@ from adaptive_dp.verify.adversaries import (
     StopAtWorst,
     adversary_from_data,
 )
-from adaptive_dp.verify.bounds import CKS20, DRS19, KOV15, GDPComposition, RDPConversion
+from adaptive_dp.verify.bounds import (
+    CKS20,
+    DRS19,
+    KOV15,
+    GDPComposition,
+    RDPConversion,
+    RRCalibration,
+)
 from adaptive_dp.verify.claims.base import (
     Claim,
     Setup,
     Twin,
     hockey_stick_setup,
+    max_loss_setup,
     profile_delta,
 )
 from adaptive_dp.verify.estimators import Quantity
@@ -60,6 +72,7 @@ from adaptive_dp.verify.twins.conversions import (
     HalvedRhoCKS20,
     RDPEpsilonAsDP,
 )
+from adaptive_dp.verify.twins.mechanisms import DoubledEpsilonRR
 
 __all__ = ["CLAIMS", "GENERATED"]
 
@@ -69,6 +82,19 @@ _QUICK_DELTA = Fraction(1, 20)
 
 def _gaussian(mu: float) -> Constant:
     return Constant((GAUSSIAN,), mu, 1)
+
+
+def _rr_setup(bound: RRCalibration, delta_min: float) -> Setup:
+    return max_loss_setup(bound, Constant((RANDOMIZED_RESPONSE,), bound.release(), 1),
+                          delta_min, f"one randomized response, eps={bound.release():g}")
+
+
+def _rr(profile: str) -> Setup:
+    return _rr_setup(RRCalibration(Fraction(1, 2)), profile_delta(profile, 0.02))
+
+
+def _rr_twin(profile: str) -> Setup:
+    return _rr_setup(DoubledEpsilonRR(Fraction(1, 2)), 0.02)
 
 
 def _cks(profile: str) -> Setup:
@@ -182,6 +208,9 @@ def _generated_gdp(profile: str) -> Setup:
 
 
 CLAIMS: tuple[Claim, ...] = (
+    Claim("EXT-RandomizedResponse", "binary", Quantity.MAX_LOSS,
+          "binary randomized response is ln(p/(1-p))-DP", _rr,
+          (Twin("doubled-epsilon", "mechanism built with 2 eps", _rr_twin),)),
     Claim("EXT-CKS20", "gaussian", Quantity.HOCKEY_STICK,
           "optimal zCDP -> (eps, delta) conversion (Canonne-Kamath-Steinke 2020)",
           _cks, (Twin("halved-rho", "rho halved before converting", _cks_twin),)),

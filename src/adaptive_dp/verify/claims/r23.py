@@ -1,6 +1,14 @@
-"""Claims of the R23 foundation: R23-Lem2.3 (Bun-Steinke) and R23-Lem2.4 (zCDP composition).
+"""Claims of the R23 foundation: the Laplace and Gaussian mechanisms' calibrations
+(R23-Lem2.1, R23-Lem2.2), R23-Lem2.3 (Bun-Steinke) and R23-Lem2.4 (zCDP composition).
 
-Scenarios (Gaussian mechanism, sensitivity 1, worst-case neighbours 0 and 1):
+Scenarios (sensitivity 1, worst-case neighbours 0 and 1):
+
+- ``R23-Lem2.1/laplace``: one release of ``LaplaceMechanism.from_epsilon(1, 1/2)``;
+  delta = 0: every sampled loss, both orders, <= 1/2 (1 + 1e-9), power for tails of
+  0.02 (quick) / 1e-3 (full). Twin ``halved-scale``.
+- ``R23-Lem2.2/gaussian``: one release of ``GaussianMechanism.from_rho(1, 2)``;
+  hockey-stick at the stated eps = 11/2 (quick) / 17/2 (full) against EXT-CKS20's delta of
+  ZCDP(2). Twin ``variance-as-sigma``.
 
 - ``R23-Lem2.3/gaussian``: one Gaussian release with rho = 8 (mu = 4); claimed
   ``eps = rho + 2 sqrt(rho log(1/delta''))`` at delta'' = 0.05 (quick) / 1e-3 (full);
@@ -17,23 +25,58 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from adaptive_dp.interactive.adversary import GAUSSIAN
+from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE
 from adaptive_dp.verify.adversaries import BudgetHugging, Constant, StopAtWorst
-from adaptive_dp.verify.bounds import BunSteinke, ZCDPComposition
+from adaptive_dp.verify.bounds import (
+    BunSteinke,
+    GaussianCalibration,
+    LaplaceCalibration,
+    ZCDPComposition,
+)
 from adaptive_dp.verify.claims.base import (
     Claim,
     Setup,
     Twin,
     hockey_stick_setup,
+    max_loss_setup,
     profile_delta,
 )
 from adaptive_dp.verify.estimators import Quantity
 from adaptive_dp.verify.twins.composition import DropLastZCDP
 from adaptive_dp.verify.twins.conversions import HalvedRhoBunSteinke
+from adaptive_dp.verify.twins.mechanisms import HalvedScaleLaplace, VarianceAsSigmaGaussian
 
 __all__ = ["CLAIMS"]
 
 _BS_RHO = Fraction(8)
+
+
+def _laplace_setup(bound: LaplaceCalibration, delta_min: float) -> Setup:
+    return max_loss_setup(bound, Constant((LAPLACE,), bound.release(), 1), delta_min,
+                          f"one Laplace release, scale 1/{bound.release():g}")
+
+
+def _laplace(profile: str) -> Setup:
+    return _laplace_setup(LaplaceCalibration(Fraction(1, 2)), profile_delta(profile, 0.02))
+
+
+def _laplace_twin(profile: str) -> Setup:
+    return _laplace_setup(HalvedScaleLaplace(Fraction(1, 2)), 0.02)
+
+
+def _gaussian_setup(bound: GaussianCalibration) -> Setup:
+    return hockey_stick_setup(bound, Constant((GAUSSIAN,), bound.release(), 1),
+                              f"one Gaussian release, mu={bound.release():g}, "
+                              f"eps={bound.epsilon}")
+
+
+def _gaussian(profile: str) -> Setup:
+    eps = Fraction(11, 2) if profile == "quick" else Fraction(17, 2)
+    return _gaussian_setup(GaussianCalibration(Fraction(2), eps))
+
+
+def _gaussian_twin(profile: str) -> Setup:
+    return _gaussian_setup(VarianceAsSigmaGaussian(Fraction(2), Fraction(11, 2)))
 
 
 def _bs(profile: str) -> Setup:
@@ -74,6 +117,13 @@ def _zcdp_twin(profile: str) -> Setup:
 
 
 CLAIMS: tuple[Claim, ...] = (
+    Claim("R23-Lem2.1", "laplace", Quantity.MAX_LOSS,
+          "the Laplace mechanism with scale Delta/eps is eps-DP", _laplace,
+          (Twin("halved-scale", "Laplace scale Delta/(2 eps)", _laplace_twin),)),
+    Claim("R23-Lem2.2", "gaussian", Quantity.HOCKEY_STICK,
+          "the Gaussian mechanism with sigma = Delta/sqrt(2 rho) is rho-zCDP", _gaussian,
+          (Twin("variance-as-sigma", "variance Delta^2/(2 rho) used as sigma",
+                _gaussian_twin),)),
     Claim("R23-Lem2.3", "gaussian", Quantity.HOCKEY_STICK,
           "Bun-Steinke: rho-zCDP => (rho + 2 sqrt(rho log(1/delta'')), delta'')-DP",
           _bs, (Twin("halved-rho", "rho halved before converting", _bs_twin),)),
