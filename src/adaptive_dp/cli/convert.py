@@ -1,0 +1,225 @@
+"""``adaptive-dp convert``: certified conversions between privacy guarantees.
+
+Sub-subcommands ``zcdp-to-dp``, ``gdp-to-dp``, ``rdp-to-dp`` and ``compose``. Every
+epsilon and delta printed is an upper bound rounded up (DESIGN principle 5); numbers
+given on the command line are exact decimals (principle 6).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from adaptive_dp.cli import UsageError
+from adaptive_dp.guarantees import (
+    GDP,
+    RDP,
+    ZCDP,
+    ApproxDP,
+    PureDP,
+    RDPCurve,
+    compose_advanced,
+    compose_basic,
+    compose_kov,
+    gdp_to_dp,
+    rdp_to_dp,
+    zcdp_to_dp_bun_steinke,
+    zcdp_to_dp_optimal,
+)
+from adaptive_dp.numerics import exact, round_up
+
+NAME = "convert"
+HELP = "Convert a privacy guarantee to (epsilon, delta)-DP, or compose (epsilon, delta)-DP."
+
+_ZCDP_METHODS = {"cks": "cks20", "cks20": "cks20", "bun-steinke": "bun-steinke"}
+_SPEC = {
+    "cks20": "EXT-CKS20",
+    "bun-steinke": "R23-Lem2.3",
+    "drs19": "EXT-DRS19",
+    "bbghs20": "EXT-BBGHS20",
+    "mironov17": "EXT-Mironov17",
+    "rdp-cks20": "EXT-CKS20",
+    "basic": "CS2080-BasicComp",
+    "advanced": "CS2080-AdvComp",
+    "kov15": "EXT-KOV15",
+}
+
+
+def _add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        default=None,
+        metavar="FILE",
+        help='print {"epsilon", "delta", "method", "spec"} as JSON to stdout, or to FILE',
+    )
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``convert`` sub-subcommands."""
+    sub = parser.add_subparsers(dest="conversion", metavar="CONVERSION", required=True)
+
+    z = sub.add_parser(
+        "zcdp-to-dp",
+        help="rho-zCDP -> (epsilon, delta)-DP",
+        description=(
+            "rho-zCDP -> (epsilon, delta)-DP. Method cks (EXT-CKS20, Canonne-Kamath-Steinke "
+            "2020): the smallest epsilon = inf_alpha alpha rho + (log(1/delta) + (alpha-1) "
+            "log(1-1/alpha) - log alpha)/(alpha-1). Method bun-steinke (R23-Lem2.3 (ii)): "
+            "epsilon = rho + 2 sqrt(rho log(1/delta'')), with delta'' = --delta."
+        ),
+    )
+    z.add_argument("--rho", required=True, help="zCDP parameter rho (>= 0)")
+    z.add_argument(
+        "--delta",
+        required=True,
+        help="total target delta, 0 < delta < 1 (delta'' in R23-Lem2.3 for bun-steinke)",
+    )
+    z.add_argument("--method", choices=sorted(_ZCDP_METHODS), default="cks")
+    _add_json(z)
+    z.set_defaults(_convert=_zcdp_to_dp)
+
+    g = sub.add_parser(
+        "gdp-to-dp",
+        help="mu-GDP -> (epsilon, delta)-DP (EXT-DRS19)",
+        description=(
+            "mu-GDP -> (epsilon, delta)-DP (EXT-DRS19, Dong-Roth-Su): the smallest epsilon "
+            "with Phi(-epsilon/mu + mu/2) - e^epsilon Phi(-epsilon/mu - mu/2) <= delta."
+        ),
+    )
+    g.add_argument("--mu", required=True, help="GDP parameter mu (>= 0)")
+    g.add_argument("--delta", required=True, help="target delta, 0 < delta < 1")
+    _add_json(g)
+    g.set_defaults(_convert=_gdp_to_dp)
+
+    r = sub.add_parser(
+        "rdp-to-dp",
+        help="(alpha, epsilon)-RDP -> (epsilon', delta)-DP",
+        description=(
+            "(alpha, epsilon)-RDP -> (epsilon', delta)-DP. bbghs20 (EXT-BBGHS20): "
+            "epsilon' = epsilon + log((alpha-1)/alpha) - (log delta + log alpha)/(alpha-1); "
+            "mironov17 (EXT-Mironov17): epsilon' = epsilon + log(1/delta)/(alpha-1); cks20: "
+            "same expression as bbghs20. With --curve, the smallest over the orders."
+        ),
+    )
+    r.add_argument("--alpha", help="Rényi order alpha (> 1)")
+    r.add_argument("--epsilon", help="Rényi divergence bound epsilon at alpha (>= 0)")
+    r.add_argument("--curve", help='an RDP curve "alpha:epsilon,alpha:epsilon,..."')
+    r.add_argument("--delta", required=True, help="target delta, 0 < delta < 1")
+    r.add_argument("--method", choices=["bbghs20", "mironov17", "cks20"], default="bbghs20")
+    _add_json(r)
+    r.set_defaults(_convert=_rdp_to_dp)
+
+    c = sub.add_parser(
+        "compose",
+        help="k-fold composition of an (epsilon, delta)-DP mechanism",
+        description=(
+            "k-fold composition of an (epsilon, delta)-DP mechanism. basic "
+            "(CS2080-BasicComp): (k epsilon, k delta). advanced (CS2080-AdvComp, DRV10): "
+            "(epsilon sqrt(2k ln(1/delta')) + k epsilon (e^epsilon - 1), k delta + delta'). "
+            "kov (EXT-KOV15, optimal): the smallest (k - 2i) epsilon whose total delta "
+            "1 - (1-delta)^k (1-delta_i) is <= k delta + delta'. delta' = --delta-slack."
+        ),
+    )
+    c.add_argument("--rule", choices=["basic", "advanced", "kov"], required=True)
+    c.add_argument("--epsilon", required=True, help="each mechanism's epsilon (>= 0)")
+    c.add_argument("--delta", default="0", help="each mechanism's delta, 0 <= delta < 1")
+    c.add_argument("--k", required=True, type=int, help="number of mechanisms k (>= 1)")
+    c.add_argument(
+        "--delta-slack",
+        help="delta' of advanced composition (required for advanced and kov), 0 < delta' < 1",
+    )
+    _add_json(c)
+    c.set_defaults(_convert=_compose)
+
+
+def _zcdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
+    method = _ZCDP_METHODS[args.method]
+    g = ZCDP(args.rho)
+    if method == "cks20":
+        return zcdp_to_dp_optimal(g, args.delta), method
+    return zcdp_to_dp_bun_steinke(g, args.delta), method
+
+
+def _gdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
+    return gdp_to_dp(GDP(args.mu), args.delta), "drs19"
+
+
+def _parse_curve(text: str) -> RDPCurve:
+    points: list[tuple[str, str]] = []
+    for part in text.split(","):
+        pieces = part.split(":")
+        if len(pieces) != 2 or not pieces[0].strip() or not pieces[1].strip():
+            raise UsageError(f'--curve: {part!r} is not "alpha:epsilon"')
+        points.append((pieces[0].strip(), pieces[1].strip()))
+    return RDPCurve(points)
+
+
+def _rdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
+    if args.curve is not None:
+        if args.alpha is not None or args.epsilon is not None:
+            raise UsageError("give either --curve or --alpha with --epsilon, not both")
+        guarantee: RDP | RDPCurve = _parse_curve(args.curve)
+    else:
+        if args.alpha is None or args.epsilon is None:
+            raise UsageError("give --alpha and --epsilon (or --curve)")
+        guarantee = RDP(args.alpha, args.epsilon)
+    return rdp_to_dp(guarantee, args.delta, method=args.method), args.method
+
+
+def _compose(args: argparse.Namespace) -> tuple[ApproxDP, str]:
+    delta = exact(args.delta, "delta")
+    base: PureDP | ApproxDP = (
+        PureDP(args.epsilon) if delta == 0 else ApproxDP(args.epsilon, args.delta)
+    )
+    k: int = args.k
+    if k < 1:
+        raise UsageError(f"--k={k} is not allowed: expected an int >= 1")
+    if args.rule == "basic":
+        result = compose_basic([base] * k)
+        as_approx = result if isinstance(result, ApproxDP) else ApproxDP(result.epsilon, 0)
+        return as_approx, "basic"
+    if args.delta_slack is None:
+        raise UsageError(f"--rule {args.rule} needs --delta-slack (delta')")
+    if args.rule == "advanced":
+        return compose_advanced(base, k, args.delta_slack), "advanced"
+    slack = exact(args.delta_slack, "delta_slack")
+    if slack <= 0:
+        raise UsageError(f"--delta-slack={args.delta_slack} is not allowed: expected > 0")
+    return compose_kov(base, k, k * delta + slack), "kov15"
+
+
+def _spec(method: str, conversion: str) -> str:
+    if conversion == "rdp-to-dp" and method == "cks20":
+        return _SPEC["rdp-cks20"]
+    return _SPEC[method]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one conversion and print it."""
+    convert: Callable[[argparse.Namespace], tuple[ApproxDP, str]] = args._convert
+    result, method = convert(args)
+    epsilon = round_up(result.epsilon)
+    delta = round_up(result.delta)
+    spec = _spec(method, args.conversion)
+    if args.json is None:
+        sys.stdout.write(
+            f"({epsilon!r}, {delta!r})-DP  [method {method}, {spec}; upper bounds rounded up]\n"
+        )
+        return 0
+    payload = {"epsilon": repr(epsilon), "delta": repr(delta), "method": method, "spec": spec}
+    text = json.dumps(payload) + "\n"
+    if args.json == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as error:
+            raise UsageError(f"--json {args.json}: {error.strerror}") from None
+    return 0
+
+
