@@ -10,6 +10,7 @@ from typing import cast
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 from scipy import stats
 
 from adaptive_dp.interactive.adversary import (
@@ -20,14 +21,18 @@ from adaptive_dp.interactive.adversary import (
 )
 from adaptive_dp.loss import laplace_composed_tail, privacy_loss, rr_composed_pld
 from adaptive_dp.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
-from adaptive_dp.verify.adversaries import Constant, StopAtWorst
-from adaptive_dp.verify.estimators import clopper_pearson
+from adaptive_dp.verify.adversaries import BudgetHugging, Constant, StopAtWorst
+from adaptive_dp.verify.claims.base import AdversaryExperiment, Setup
+from adaptive_dp.verify.estimators import Quantity, clopper_pearson
+from adaptive_dp.verify.runner import evaluate
 from adaptive_dp.verify.simulate import (
+    FastRule,
     GroupedRule,
     Request,
     release_losses,
     simulate,
 )
+from adaptive_dp.verify.verdicts import Verdict
 
 
 @pytest.mark.parametrize("under", ["x", "x'"])
@@ -157,3 +162,27 @@ def test_bad_arguments() -> None:
         simulate(Constant((GAUSSIAN,), 1.0, 1), 10, np.random.default_rng(0), under="y")
     with pytest.raises(ValueError, match="paths"):
         simulate(Constant((GAUSSIAN,), 1.0, 1), 0, np.random.default_rng(0))
+
+
+def _mu(kind: NDArray[np.int8], param: NDArray[np.float64]) -> NDArray[np.float64]:
+    return param  # Gaussian requests carry mu, the GDP filter's primary parameter
+
+
+def test_fast_rule_adapts_a_real_filter() -> None:
+    # EXT-ST22's GDP filter through its vectorised fast path: an adversary asking for
+    # more than the budget is cut at sum mu_i^2 <= mu^2; the loss stays within mu-GDP
+    from adaptive_dp.filters.gdp import GDPFilter
+    from adaptive_dp.guarantees.definitions import GDP
+    from adaptive_dp.guarantees.gdp import gdp_delta
+
+    rule = FastRule(GDPFilter(Fraction(3, 2)), _mu)
+    adversary = BudgetHugging((GAUSSIAN,), 4.0, 10, "mu2", 0.2, 0.6, 0.0)
+    out = simulate(adversary, 4000, np.random.default_rng(31), rule=rule, record=True)
+    assert out.params is not None
+    assert np.all((out.params**2).sum(axis=1) <= 2.25 * (1 + 1e-12))
+    assert np.any(out.releases < 10)  # some requests were refused
+    eps = 2.0
+    claimed = gdp_delta(GDP(Fraction(3, 2)), eps)
+    setup = Setup(Quantity.HOCKEY_STICK, eps, claimed,
+                  AdversaryExperiment(adversary, rule), 3000)
+    assert evaluate(setup, 0, "fast-rule").verdict is Verdict.HOLDS

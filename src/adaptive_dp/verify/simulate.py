@@ -33,7 +33,13 @@ records it after every step in ``Transcript.bound_path`` when ``record=True``.
 Two ways to implement a ledger:
 
 1. a vectorised float fast path (numpy arrays of spent budget per path); allowed where
-   a property test shows it never admits a request the certified rule refuses;
+   a property test shows it never admits a request the certified rule refuses.
+   :class:`FastRule` adapts any filter of :mod:`adaptive_dp.filters` through its
+   ``rule.fast(paths, terminal=...)`` state (``spend(primary, delta) -> (admitted,
+   state)``), given a map from the simulator's (kind, param) to the rule's primary
+   parameter (epsilon, rho or mu); paths that request nothing are passed a zero spend
+   (a no-op for every rule whose increments vanish at zero) and are never reported
+   admitted;
 2. :class:`GroupedRule`: wraps a scalar, certified transition function
    ``step(state, kind, param) -> (admitted, new_state)`` and calls it once per group of
    paths that share the same public prefix (same state object and same request), so the
@@ -44,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,6 +74,7 @@ __all__ = [
     "BatchLedger",
     "BatchRule",
     "BatchView",
+    "FastRule",
     "GroupedRule",
     "Request",
     "Transcript",
@@ -180,6 +187,54 @@ class _GroupedLedger:
         values = np.array([self.rule.bound(s) for s in self.states], dtype=np.float64)
         out: NDArray[np.float64] = values[self.index]
         return out
+
+
+class _FastState(Protocol):
+    def spend(
+        self, primary: NDArray[np.float64], delta: NDArray[np.float64]
+    ) -> tuple[NDArray[np.bool_], _FastState]: ...
+
+
+class _FastRuleSource(Protocol):
+    def fast(self, paths: int, *, terminal: bool = False) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FastRule:
+    """A filter's vectorised fast path as a :class:`BatchRule` (see the module docstring).
+
+    ``primary(kind, param)`` maps the simulator's requests to the rule's primary
+    parameter; ``delta(kind, param)`` (optional) to the per-request delta.
+    """
+
+    rule: _FastRuleSource
+    primary: Callable[[NDArray[np.int8], NDArray[np.float64]], NDArray[np.float64]]
+    delta: Callable[[NDArray[np.int8], NDArray[np.float64]], NDArray[np.float64]] | None = None
+    terminal: bool = False
+
+    def start(self, paths: int) -> BatchLedger:
+        return _FastLedger(self, self.rule.fast(paths, terminal=self.terminal))
+
+
+@dataclass(slots=True)
+class _FastLedger:
+    source: FastRule
+    state: _FastState
+
+    def admit(
+        self, kind: NDArray[np.int8], param: NDArray[np.float64], requested: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
+        primary = np.where(requested, self.source.primary(kind, param), 0.0)
+        if self.source.delta is None:
+            delta = np.zeros_like(primary)
+        else:
+            delta = np.where(requested, self.source.delta(kind, param), 0.0)
+        admitted, self.state = self.state.spend(primary, delta)
+        out: NDArray[np.bool_] = np.asarray(admitted, dtype=bool) & requested
+        return out
+
+    def bounds(self) -> NDArray[np.float64] | None:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
