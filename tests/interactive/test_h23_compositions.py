@@ -207,7 +207,7 @@ def test_alg6_privacy_loss_state_preserving_and_constant_between_launches() -> N
     s, _ = o.step(s, Query(1, 0), rng)
     s, _ = o.step(s, Query(1, 1), rng)
     assert o.step(s, PRIVACY_LOSS, rng)[1] == r2
-    assert r2.reading() == ApproxDP("2.5", 0)  # type: ignore[union-attr]
+    assert r2.reading() == ApproxDP("2.5", 0)  # type: ignore[attr-defined]
     # never refuses for budget; refuses an undeclared parameter
     s, a = o.step(s, Launch(RR, PureDP(1000)), rng)
     assert a == STARTED
@@ -223,7 +223,7 @@ def test_alg4_odom_nim() -> None:
     s, a = o.step(s, Launch(nim, nim.guarantee), rng)
     assert a in (0, 1)
     assert o.step(s, Query(1, 0), rng)[1] is Refusal.INVALID_QUERY
-    assert o.step(s, PRIVACY_LOSS, rng)[1].count == 1  # type: ignore[union-attr]
+    assert o.step(s, PRIVACY_LOSS, rng)[1].count == 1  # type: ignore[attr-defined]
 
 
 def _launcher(eps: list[str]) -> ScriptedAdversary:

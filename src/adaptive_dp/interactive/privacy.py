@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol
+from typing import Any, Protocol
 
 from flint import arb
 
@@ -58,7 +58,7 @@ __all__ = [
     "renyi_divergence",
 ]
 
-Distribution = Mapping[Hashable, Fraction]
+Distribution = Mapping[Any, Fraction]
 
 
 def _support(p: Distribution, q: Distribution) -> list[Hashable]:
