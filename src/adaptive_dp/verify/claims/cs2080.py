@@ -81,19 +81,20 @@ def _adv_twin(profile: str) -> Setup:
                               "10 randomized responses of eps=2, delta'=0.05")
 
 
+_BASIC_DROP_LAST = Twin("drop-last", "the last spend not charged", _basic_twin)
+_ADV_NO_DRIFT = Twin("no-drift", "drift term k eps (e^eps - 1) dropped", _adv_twin)
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("CS2080-BasicComp", "budget-hugging", Quantity.MAX_LOSS,
           "basic composition: eps_i-DP mechanisms compose to (sum eps_i)-DP",
-          _basic_hugging,
-          (Twin("drop-last", "the last spend not charged", _basic_twin),)),
+          _basic_hugging, (_BASIC_DROP_LAST,)),
     Claim("CS2080-BasicComp", "stop-at-worst", Quantity.MAX_LOSS,
           "basic composition under an adversary that stops at the worst moment",
-          _basic_stop),
+          _basic_stop, (_BASIC_DROP_LAST,)),
     Claim("CS2080-AdvComp", "budget-hugging", Quantity.HOCKEY_STICK,
           "advanced composition: k eps-DP => (eps sqrt(2k ln 1/d') + k eps (e^eps-1), d')",
-          _adv_hugging,
-          (Twin("no-drift", "drift term k eps (e^eps - 1) dropped", _adv_twin),)),
+          _adv_hugging, (_ADV_NO_DRIFT,)),
     Claim("CS2080-AdvComp", "stop-at-worst", Quantity.HOCKEY_STICK,
           "advanced composition under an adversary that stops at the worst moment",
-          _adv_stop),
+          _adv_stop, (_ADV_NO_DRIFT,)),
 )
