@@ -30,13 +30,18 @@ def _rr_tail(eps: float, k: int) -> Callable[[Setup], float]:
     return lambda s: rr_composed_pld(eps, k).tail(s.epsilon * (1 + MAX_LOSS_TOLERANCE))
 
 
-def _laplace_tail(scale: float) -> Callable[[Setup], float]:
-    return lambda s: pld(LaplaceMechanism(1, scale)).tail(s.epsilon * (1 + MAX_LOSS_TOLERANCE))
+def _laplace_tail(scale: float, distance: int = 1) -> Callable[[Setup], float]:
+    def truth(s: Setup) -> float:
+        mechanism = LaplaceMechanism(distance, scale)  # inputs `distance` apart
+        return pld(mechanism).tail(s.epsilon * (1 + MAX_LOSS_TOLERANCE))
+    return truth
 
 
 # the true value of the quantity in each twin's scenario, from the loss oracles
 TWIN_TRUTH: dict[tuple[str, str], Callable[[Setup], float]] = {
     ("R23-Lem2.1", "halved-scale"): _laplace_tail(1.0),
+    ("CS2080-GaussianSigma", "printed-unrestricted"): _gauss(10 / math.sqrt(2 * math.log(40))),
+    ("CS2080-GroupPrivacy", "group-size-minus-one"): _laplace_tail(4.0, 3),
     ("R23-Lem2.2", "variance-as-sigma"): _gauss(4.0),
     ("EXT-RandomizedResponse", "doubled-epsilon"): _rr_tail(1.0, 1),
     ("R23-Lem2.3", "halved-rho"): _gauss(4.0),
@@ -53,6 +58,8 @@ TWIN_TRUTH: dict[tuple[str, str], Callable[[Setup], float]] = {
 
 # the true value of non-adaptive valid claims (symmetric mechanisms: both orders agree)
 CLAIM_TRUTH: dict[str, Callable[[Setup], float]] = {
+    "CS2080-GaussianSigma/gaussian": lambda s: gaussian_hockey_stick(
+        1 / math.sqrt(2 * math.log(2 / s.claimed)), 1.0),
     "R23-Lem2.2/gaussian": _gauss(2.0),
     "R23-Lem2.3/gaussian": _gauss(4.0),
     "R23-Lem2.4/budget-hugging": _gauss(1.0),
@@ -64,9 +71,10 @@ CLAIM_TRUTH: dict[str, Callable[[Setup], float]] = {
     "EXT-GDPComposition/generated-doubling": _gauss(math.sqrt(1 / 64 + 1 / 16 + 1 / 4 + 1)),
 }
 
-FOUNDATION = ("R23-Lem2.1", "R23-Lem2.2", "EXT-RandomizedResponse", "R23-Lem2.3",
-              "R23-Lem2.4", "CS2080-BasicComp", "CS2080-AdvComp", "EXT-CKS20", "EXT-BBGHS20",
-              "EXT-Mironov17", "EXT-DRS19", "EXT-GDPComposition", "EXT-KOV15")
+FOUNDATION = ("CS2080-GaussianSigma", "CS2080-GroupPrivacy", "R23-Lem2.1", "R23-Lem2.2",
+              "EXT-RandomizedResponse", "R23-Lem2.3", "R23-Lem2.4", "CS2080-BasicComp",
+              "CS2080-AdvComp", "EXT-CKS20", "EXT-BBGHS20", "EXT-Mironov17", "EXT-DRS19",
+              "EXT-GDPComposition", "EXT-KOV15")
 ADAPTIVE = ("R23-Lem2.4", "CS2080-BasicComp", "CS2080-AdvComp", "EXT-GDPComposition",
             "EXT-KOV15")
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from adaptive_dp.guarantees.definitions import RDP, ZCDP
+from adaptive_dp.guarantees.definitions import RDP, ZCDP, PureDP
 from adaptive_dp.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "AdvancedComposition",
     "BasicComposition",
     "BunSteinke",
+    "CS2080Sigma",
     "GDPComposition",
     "RDPConversion",
     "ZCDPComposition",
@@ -269,3 +270,41 @@ class RRCalibration:
 
     def claimed(self) -> tuple[float, float]:
         return float(self.epsilon), 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CS2080Sigma:
+    """CS2080-GaussianSigma: sigma = GS sqrt(2 ln(2/delta)) / epsilon (GS = 1) gives
+    (epsilon, delta)-DP for 0 < epsilon <= 1; ``release()`` is mu = 1 / sigma."""
+
+    epsilon: Fraction
+    delta: Fraction
+
+    def _sigma(self) -> float:
+        from adaptive_dp.guarantees.calibration import gaussian_sigma_cs2080
+
+        return gaussian_sigma_cs2080(1, self.epsilon, self.delta)
+
+    def release(self) -> float:
+        return 1.0 / self._sigma()
+
+    def claimed(self) -> tuple[float, float]:
+        return float(self.epsilon), float(self.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPrivacy:
+    """CS2080-GroupPrivacy for pure DP: an epsilon-DP mechanism is (k epsilon)-DP on
+    inputs at distance k."""
+
+    epsilon: Fraction
+    k: int
+
+    def _k(self) -> int:
+        return self.k
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.group import group_privacy
+
+        result = group_privacy(PureDP(self.epsilon), self._k())
+        return float(result.epsilon), float(getattr(result, "delta", 0))

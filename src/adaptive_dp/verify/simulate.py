@@ -5,9 +5,10 @@ adversary (:class:`adaptive_dp.interactive.adversary.Adversary`) picks, for all 
 once, the next mechanism kind, its privacy parameter and whether to go on; an optional
 rule (a filter, accumulator or odometer, through the batch protocol below) admits or
 refuses each request; the admitted mechanisms run on the worst-case neighbours of a
-scalar query (center 0 on ``x``, sensitivity 1 on ``x'``; bit 0 and bit 1 for randomized
-response), all paths of one kind in one numpy call. State is held in ``(paths, steps)``
-arrays: never one Python call per path per step.
+scalar query (center 0 on ``x``, sensitivity 1 on ``x'``, or a larger ``distance`` for
+group privacy; bit 0 and bit 1 for randomized response), all paths of one kind in one
+numpy call. State is held in ``(paths, steps)`` arrays: never one Python call per path
+per step.
 
 **The loss is computed from densities.** Each release adds
 ``log p_x(y) - log p_x'(y)`` evaluated with the mechanisms' own array log densities
@@ -48,6 +49,7 @@ Two ways to implement a ledger:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -258,17 +260,21 @@ class Transcript:
 
 
 def release_losses(
-    kind: int, y: NDArray[np.float64], param: NDArray[np.float64]
+    kind: int, y: NDArray[np.float64], param: NDArray[np.float64], distance: float = 1.0
 ) -> NDArray[np.float64]:
-    """log p_x(y) - log p_x'(y) for releases of one kind (center 0 vs 1, sensitivity 1),
-    from the mechanisms' array log densities."""
+    """log p_x(y) - log p_x'(y) for releases of one kind (center 0 on x, ``distance`` on
+    x'; sensitivity 1), from the mechanisms' array log densities. Randomized response
+    takes bits: its ``distance`` must be 1."""
     if kind == LAPLACE:
         scale = 1.0 / param
-        out: NDArray[np.float64] = laplace_logpdf(y, 0.0, scale) - laplace_logpdf(y, 1.0, scale)
+        out: NDArray[np.float64] = (laplace_logpdf(y, 0.0, scale)
+                                    - laplace_logpdf(y, distance, scale))
     elif kind == GAUSSIAN:
         sigma = 1.0 / param
-        out = gaussian_logpdf(y, 0.0, sigma) - gaussian_logpdf(y, 1.0, sigma)
+        out = gaussian_logpdf(y, 0.0, sigma) - gaussian_logpdf(y, distance, sigma)
     elif kind == RANDOMIZED_RESPONSE:
+        if distance != 1.0:
+            raise ValueError(f"distance={distance!r} is not allowed for randomized response")
         out = rr_logpmf(y, 0.0, param) - rr_logpmf(y, 1.0, param)
     else:
         raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
@@ -296,18 +302,22 @@ def simulate(
     rule: BatchRule | None = None,
     record: bool = False,
     horizon: int | None = None,
+    distance: float = 1.0,
 ) -> Transcript:
     """Run ``paths`` interactions of ``adversary`` on ``x`` (``under="x"``) or ``x'``.
 
     ``horizon`` defaults to ``adversary.horizon``. With a ``rule``, a refused request
-    releases nothing (loss 0 for that step) and the path goes on.
+    releases nothing (loss 0 for that step) and the path goes on. ``distance`` puts x'
+    at that distance from x (query value ``distance`` instead of 1): group privacy.
     """
     if under not in ("x", "x'"):
         raise ValueError(f"under={under!r} is not allowed: expected 'x' or \"x'\"")
     if paths <= 0:
         raise ValueError(f"paths={paths!r} is not allowed: expected paths >= 1")
     steps = adversary.horizon if horizon is None else horizon
-    center = 0.0 if under == "x" else 1.0
+    if not (math.isfinite(distance) and distance > 0):
+        raise ValueError(f"distance={distance!r} is not allowed: expected a finite value > 0")
+    center = 0.0 if under == "x" else distance
     # column-major: each step writes one contiguous column
     outputs = np.full((paths, steps), np.nan, order="F")
     kinds = np.full((paths, steps), -1, dtype=np.int8, order="F")
@@ -343,7 +353,7 @@ def simulate(
             params[rows, t] = p
             param_sum[rows] += p
             param_sq_sum[rows] += p * p
-            loss[rows] += release_losses(int(k), y, p)
+            loss[rows] += release_losses(int(k), y, p, distance)
         releases += admitted
         last = t + 1
         if loss_path is not None:

@@ -59,13 +59,16 @@ class Experiment(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class AdversaryExperiment:
-    """The privacy loss of an adversary's transcript (optionally through a rule)."""
+    """The privacy loss of an adversary's transcript (optionally through a rule, and on
+    inputs ``distance`` apart for group privacy)."""
 
     adversary: Any
     rule: BatchRule | None = None
+    distance: float = 1.0
 
     def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[np.float64]:
-        return simulate(self.adversary, paths, rng, under=under, rule=self.rule).loss
+        return simulate(self.adversary, paths, rng, under=under, rule=self.rule,
+                        distance=self.distance).loss
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +164,11 @@ def hockey_stick_setup(bound: Bound, adversary: Any, note: str) -> Setup:
                  samples_for(Quantity.HOCKEY_STICK, delta), note=note)
 
 
-def max_loss_setup(bound: Bound, adversary: Any, delta_min: float, note: str) -> Setup:
+def max_loss_setup(bound: Bound, adversary: Any, delta_min: float, note: str,
+                   distance: float = 1.0) -> Setup:
     """delta = 0: every sampled loss, in both orders, at most the bound's epsilon."""
     epsilon, _ = bound.claimed()
-    return Setup(Quantity.MAX_LOSS, epsilon, epsilon, AdversaryExperiment(adversary),
+    return Setup(Quantity.MAX_LOSS, epsilon, epsilon,
+                 AdversaryExperiment(adversary, distance=distance),
                  samples_for(Quantity.MAX_LOSS, epsilon, delta_min), delta_min=delta_min,
                  note=note)

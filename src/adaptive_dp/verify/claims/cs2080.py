@@ -14,15 +14,29 @@ above), with per-step epsilons fixed in advance:
   Twin ``no-drift`` in its own scenario (10 randomized responses of eps = 2, where
   the drift term dominates).
 - ``CS2080-AdvComp/stop-at-worst``: the same, stopping once the loss exceeds 2.
+
+Mechanism-level items of the lecture:
+
+- ``CS2080-GaussianSigma/gaussian``: one Gaussian release calibrated by the slide's
+  sigma = sqrt(2 ln(2/delta)) / epsilon (GS = 1) at epsilon = 1, delta = 0.05 (quick) /
+  1e-3 (full); hockey-stick at epsilon. Twin ``printed-unrestricted``
+  (CS2080-GaussianSigma-Printed: the formula at epsilon = 10, delta = 0.05).
+- ``CS2080-GroupPrivacy/laplace``: a Laplace mechanism of epsilon = 1/4 on inputs at
+  distance 3 (a group of 3); delta = 0: every loss <= 3/4. Twin ``group-size-minus-one``.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from adaptive_dp.interactive.adversary import LAPLACE, RANDOMIZED_RESPONSE
+from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
 from adaptive_dp.verify.adversaries import BudgetHugging, Constant, StopAtWorst
-from adaptive_dp.verify.bounds import AdvancedComposition, BasicComposition
+from adaptive_dp.verify.bounds import (
+    AdvancedComposition,
+    BasicComposition,
+    CS2080Sigma,
+    GroupPrivacy,
+)
 from adaptive_dp.verify.claims.base import (
     Claim,
     Setup,
@@ -32,6 +46,7 @@ from adaptive_dp.verify.claims.base import (
     profile_delta,
 )
 from adaptive_dp.verify.estimators import Quantity
+from adaptive_dp.verify.twins.calibration import GroupSizeMinusOne, UnrestrictedCS2080Sigma
 from adaptive_dp.verify.twins.composition import DropLastBasic, NoDriftAdvanced
 
 __all__ = ["CLAIMS"]
@@ -81,10 +96,45 @@ def _adv_twin(profile: str) -> Setup:
                               "10 randomized responses of eps=2, delta'=0.05")
 
 
+def _sigma_setup(bound: CS2080Sigma) -> Setup:
+    return hockey_stick_setup(bound, Constant((GAUSSIAN,), bound.release(), 1),
+                              f"one Gaussian release, eps={bound.epsilon}, "
+                              f"delta={float(bound.delta)}, mu={bound.release():.4g}")
+
+
+def _sigma(profile: str) -> Setup:
+    return _sigma_setup(CS2080Sigma(Fraction(1), Fraction(profile_delta(profile, 0.05))))
+
+
+def _sigma_twin(profile: str) -> Setup:
+    return _sigma_setup(UnrestrictedCS2080Sigma(Fraction(10), Fraction(1, 20)))
+
+
+def _group_setup(bound: GroupPrivacy, delta_min: float) -> Setup:
+    return max_loss_setup(bound, Constant((LAPLACE,), float(bound.epsilon), 1), delta_min,
+                          f"one Laplace release of eps={bound.epsilon}, inputs {bound.k} apart",
+                          distance=float(bound.k))
+
+
+def _group(profile: str) -> Setup:
+    return _group_setup(GroupPrivacy(Fraction(1, 4), 3), profile_delta(profile, 0.02))
+
+
+def _group_twin(profile: str) -> Setup:
+    return _group_setup(GroupSizeMinusOne(Fraction(1, 4), 3), 0.02)
+
+
 _BASIC_DROP_LAST = Twin("drop-last", "the last spend not charged", _basic_twin)
 _ADV_NO_DRIFT = Twin("no-drift", "drift term k eps (e^eps - 1) dropped", _adv_twin)
 
 CLAIMS: tuple[Claim, ...] = (
+    Claim("CS2080-GaussianSigma", "gaussian", Quantity.HOCKEY_STICK,
+          "sigma = GS sqrt(2 ln(2/delta))/eps gives (eps, delta)-DP for 0 < eps <= 1",
+          _sigma, (Twin("printed-unrestricted", "the formula used at eps = 10 (no range)",
+                        _sigma_twin, "CS2080-GaussianSigma-Printed"),)),
+    Claim("CS2080-GroupPrivacy", "laplace", Quantity.MAX_LOSS,
+          "an eps-DP mechanism is k eps-DP for groups of k", _group,
+          (Twin("group-size-minus-one", "(k - 1) eps for a group of k", _group_twin),)),
     Claim("CS2080-BasicComp", "budget-hugging", Quantity.MAX_LOSS,
           "basic composition: eps_i-DP mechanisms compose to (sum eps_i)-DP",
           _basic_hugging, (_BASIC_DROP_LAST,)),
