@@ -56,3 +56,23 @@ def test_accumulators(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
     )
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert out[0]["spec"] == "H23-Thm3.8" and out[1]["reading"] == "exhausted"
+
+
+def test_figure_odometers(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    out = Path(str(tmp_path)) / "odometers.png"
+    assert run(["figure", "odometers", "--out", str(out), "--steps", "20"], "", monkeypatch) == 0
+    assert out.stat().st_size > 1000
+
+
+def test_figure_curves_values() -> None:
+    from fractions import Fraction
+
+    from adaptive_dp.cli.figure import odometer_curves
+
+    curves = odometer_curves(Fraction(1, 10), 100, Fraction(1, 10**5), Fraction("0.040171"))
+    assert abs(curves["stitched (corrected)"][-1] - 6.174978) < 1e-6
+    assert abs(curves["mixture (corrected)"][-1] - 5.588571) < 1e-5
+    assert abs(curves["W23 filter expression (fixed n)"][-1] - 5.298526) < 1e-6
+    assert curves["basic composition"][-1] == 10.0

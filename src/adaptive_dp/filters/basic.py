@@ -72,7 +72,7 @@ class BasicFilter(Rule):
     (epsilon_{k+1}, delta_{k+1})-DP mechanism iff "sum_{i <= k+1} epsilon_i <= epsilon and
     sum_{i <= k+1} delta_i <= delta". The stopped composition is (epsilon, delta)-DP with
     adaptively chosen parameters (RRUV16's basic filter; proof:
-    proofs/CS2080-BasicComp.md).
+    proofs/CS2080-PureDPFilter.md, step 4).
     """
 
     epsilon: Fraction
