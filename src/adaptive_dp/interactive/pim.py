@@ -30,6 +30,7 @@ from adaptive_dp.interactive.interaction import InteractiveAdversary
 from adaptive_dp.interactive.mechanism import (
     LAMBDA,
     PRIVACY_LOSS,
+    STARTED,
     InteractiveMechanism,
     Launch,
     Refusal,
@@ -375,11 +376,16 @@ class SplitFilterPIM:
 @dataclass(frozen=True, slots=True)
 class _Declared(Composite):
     """An interactive mechanism with a declared guarantee: the inner filter of Alg 12,
-    which is (alpha, epsilon - eps_1)-RDP by the induction hypothesis (Lem 4.7)."""
+    which is (alpha, epsilon - eps_1)-RDP by the induction hypothesis (Lem 4.7). Its
+    initialization answer is ``started`` instead of lambda (H23-Def1.4: a launched
+    mechanism's first message is an answer, never empty); P never forwards it."""
 
     inner: FiltCon
     guarantee: object
 
     def _outcomes(self, state: object, message: object, call: ChildCall) -> tuple[Transition, ...]:
-        return self.inner._outcomes(state, message, call)
+        outs = self.inner._outcomes(state, message, call)
+        if message is LAMBDA:
+            return tuple((p, s, STARTED if a is LAMBDA else a) for p, s, a in outs)
+        return outs
 

@@ -1,0 +1,246 @@
+"""H23-Def2.15, H23-Def2.16/Alg7, H23-Thm2.17 (Alg8, Alg9), H23-Alg10, H23-Lem4.7
+(Alg12), H23-Thm4.10 (Alg13): person-in-the-middle constructions tested against the
+equivalences their proofs claim: views equal with shared randomness (the same coins
+consumed in the same order), and exact view distributions by enumeration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adaptive_dp.filters.basic import PureDPFilter
+from adaptive_dp.filters.rdp import RDPFilter
+from adaptive_dp.filters.zcdp import ZCDPSumFilter
+from adaptive_dp.guarantees.definitions import RDP, ZCDP
+from adaptive_dp.interactive.concurrent import Query
+from adaptive_dp.interactive.filtered import FiltCon
+from adaptive_dp.interactive.interaction import (
+    FunctionAdversary,
+    ScriptedAdversary,
+    interact,
+    view_distribution,
+)
+from adaptive_dp.interactive.mechanism import (
+    LAMBDA,
+    Launch,
+    RandomizedResponseIM,
+    Refusal,
+)
+from adaptive_dp.interactive.pim import (
+    A,
+    PIMAdversary,
+    Postprocessed,
+    Q,
+    SplitFilterPIM,
+    Tag,
+    UniversalRDP,
+    ZCDPToRDP,
+    collapse_view,
+)
+from adaptive_dp.interactive.privacy import ApproxDPMeasure
+
+RR = RandomizedResponseIM("0.75", 3)
+
+
+@dataclass(frozen=True)
+class Identity:
+    def step(self, state: object, tag: Tag, message: object) -> tuple[object, Tag, object]:
+        return 0, tag, message
+
+
+@dataclass(frozen=True)
+class AskTwice:
+    """A PIM that answers a query (j, q) by asking M twice and returning both answers;
+    launches and other messages are forwarded once."""
+
+    def step(self, state: object, tag: Tag, message: object) -> tuple[object, Tag, object]:
+        s = ("idle",) if state is LAMBDA else state
+        assert isinstance(s, tuple)
+        if tag is Q:
+            if isinstance(message, Query):
+                return ("first", message), Q, message
+            return ("idle",), Q, message
+        if s[0] == "first":
+            return ("second", s[1], message), Q, s[1]
+        if s[0] == "second":
+            return ("idle",), A, (s[2], message)
+        return ("idle",), A, message
+
+
+def _interleaver() -> FunctionAdversary:
+    def policy(h: tuple[object, ...]) -> object:
+        n = len(h)
+        plan: dict[int, object] = {
+            1: Launch(RR, RR.guarantee),
+            2: Query(1, 0),
+            3: Launch(RR, RR.guarantee),
+            4: Query(2, 0),
+            5: Query(1, 0),
+        }
+        if n == 6:
+            return Query(2, 0) if h[-1] in ((1, 1), 1) else Query(1, 0)
+        return plan.get(n, Refusal.HALT)
+
+    return FunctionAdversary(policy)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_alg7_identity_pim(seed: int) -> None:
+    m = FiltCon(PureDPFilter(10))
+    adv = _interleaver()
+    direct = interact(adv, m, (1,), np.random.default_rng(seed))
+    post = interact(adv, Postprocessed(Identity(), m), (1,), np.random.default_rng(seed))
+    assert direct.messages == post.messages
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+def test_thm217_alg8_alg9_shared_randomness(seed: int) -> None:
+    """Thm 2.17's proof: View(A <-> P o M) = g(View(A' <-> M)) with A' of Alg 8 and g of
+    Alg 9, path by path with shared coins."""
+    m = FiltCon(PureDPFilter(10))
+    adv, pim = _interleaver(), AskTwice()
+    post = interact(adv, Postprocessed(pim, m), (1,), np.random.default_rng(seed))
+    through = interact(PIMAdversary(adv, pim), m, (1,), np.random.default_rng(seed))
+    assert collapse_view(adv, pim, through.messages) == post.messages
+    assert len(through.messages) > len(post.messages)  # P really talks to M more often
+
+
+def test_thm217_exact_distributions_and_postprocessing() -> None:
+    """In distribution (enumeration): g(View(A' <-> M)) ~ View(A <-> P o M), and the
+    postprocessed views are no less private than M's (Thm 2.17)."""
+    m = FiltCon(PureDPFilter(10))
+    adv, pim = _interleaver(), AskTwice()
+    for x in ((0,), (1,)):
+        post = view_distribution(adv, Postprocessed(pim, m), x)
+        inner = view_distribution(PIMAdversary(adv, pim), m, x)
+        pushed: dict[tuple[object, ...], Fraction] = {}
+        for v, p in inner.items():
+            k = collapse_view(adv, pim, v)
+            pushed[k] = pushed.get(k, Fraction(0)) + p
+        assert pushed == dict(post.items())
+    p0 = view_distribution(adv, Postprocessed(pim, m), (0,))
+    p1 = view_distribution(adv, Postprocessed(pim, m), (1,))
+    q0 = view_distribution(PIMAdversary(adv, pim), m, (0,))
+    q1 = view_distribution(PIMAdversary(adv, pim), m, (1,))
+    measure = ApproxDPMeasure()
+    for eps in (Fraction(1), Fraction(2), Fraction(3)):
+        assert measure.slack(p0, p1, (eps, 1)) >= measure.slack(q0, q1, (eps, 1)) - 1e-12
+
+
+def test_alg10_universal_mechanism() -> None:
+    alpha = 2
+    u = UniversalRDP(alpha, 1)
+    rng = np.random.default_rng(5)
+    s, a = u.step((1,), LAMBDA, rng)
+    assert a is LAMBDA
+    big = RDP(alpha, "1.5")
+    assert u.step(s, Launch(RR, big), rng) == (s, Refusal.INVALID_QUERY)  # over budget
+    assert u.step(s, Query(1, 0), rng) == (s, Refusal.INVALID_QUERY)
+    ok = RDP(alpha, "0.2")
+
+    @dataclass(frozen=True)
+    class Declared:
+        guarantee = ok
+
+        def step(self, st_: object, m: object, r: np.random.Generator) -> tuple[object, object]:
+            return RR.step(st_, m, r)
+
+    script = (Launch(Declared(), ok), 0, 0, 0, 0)
+    via_u = interact(ScriptedAdversary(script), u, (1,), np.random.default_rng(9))
+    direct = interact(ScriptedAdversary(script[1:]), RR, (1,), np.random.default_rng(9))
+    assert via_u.messages[1:] == direct.messages
+    assert u.guarantee == RDP(alpha, 1)
+
+
+def _rr_rdp(p: str, alpha: int, eps: str) -> object:
+    base = RandomizedResponseIM(p, 2)
+    par = RDP(alpha, eps)
+
+    @dataclass(frozen=True)
+    class Declared:
+        guarantee = par
+
+        def step(self, st_: object, m: object, r: np.random.Generator) -> tuple[object, object]:
+            return base.step(st_, m, r)
+
+        def transitions(self, st_: object, m: object) -> object:
+            return base.transitions(st_, m)
+
+    return Declared()
+
+
+_ALPHA = 2
+_CHILDREN = {
+    "a": (_rr_rdp("0.6", _ALPHA, "0.5"), RDP(_ALPHA, "0.5")),
+    "b": (_rr_rdp("0.7", _ALPHA, "0.9"), RDP(_ALPHA, "0.9")),
+    "c": (_rr_rdp("0.55", _ALPHA, "0.2"), RDP(_ALPHA, "0.2")),
+}
+
+
+def _request(token: tuple[str, object]) -> object:
+    kind, arg = token
+    if kind == "launch":
+        mech, par = _CHILDREN[str(arg)]
+        return Launch(mech, par)
+    if kind == "bad":
+        mech, _ = _CHILDREN[str(arg)]
+        return Launch(mech, RDP(_ALPHA, "0.01"))  # not declared: Divergence
+    return Query(int(arg), 0)  # type: ignore[call-overload]
+
+
+_TOKENS = st.lists(
+    st.one_of(
+        st.tuples(st.just("launch"), st.sampled_from(["a", "b", "c"])),
+        st.tuples(st.just("bad"), st.sampled_from(["a", "b"])),
+        st.tuples(st.just("query"), st.integers(0, 5)),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=40)
+@given(_TOKENS, st.integers(2, 4), st.integers(0, 2**16))
+def test_alg12_split_filter_equivalence(tokens: list[tuple[str, object]], k: int,
+                                        seed: int) -> None:
+    """Lem 4.7's induction step: F_K(.; eps)-FiltCon(IM) and P o F_2(.; eps)-FiltCon(IM)
+    (Alg 12: slot 2 holds F_{K-1}(.; eps - eps_1)) give equal views with shared coins
+    (refuse-and-continue reading of A6)."""
+    eps = Fraction("1.6")
+    fk = FiltCon(RDPFilter(_ALPHA, eps), k, terminal=False)
+    pim = SplitFilterPIM(
+        Fraction(_ALPHA), eps, lambda b: RDPFilter(_ALPHA, b), k - 1, terminal=False
+    )
+    f2 = Postprocessed(pim, FiltCon(RDPFilter(_ALPHA, eps), 2, terminal=False))
+    adv = ScriptedAdversary(tuple(_request(t) for t in tokens))
+    a = interact(adv, fk, (1, 0), np.random.default_rng(seed))
+    b = interact(adv, f2, (1, 0), np.random.default_rng(seed))
+    assert a.messages == b.messages
+
+
+@settings(max_examples=30)
+@given(st.lists(st.one_of(st.sampled_from(["0.1", "0.25", "0.4"]), st.integers(0, 3)),
+                min_size=1, max_size=10),
+       st.sampled_from([2, 3, 10]), st.integers(0, 2**16))
+def test_alg13_zcdp_as_rdp_equivalence(script: list[object], alpha: int, seed: int) -> None:
+    """Thm 4.10's proof: F(.; rho)-FiltCon(IM) = P13 o F^(alpha)(.; rho alpha)-FiltCon(IM)
+    for every alpha (same launches accepted, same answers with shared coins)."""
+    rho = Fraction("0.6")
+    child = RandomizedResponseIM("0.6", 2)  # ln 1.5: declared zCDP (ln 1.5)^2 / 2 < 0.1
+
+    def req(t: object) -> object:
+        if isinstance(t, str):
+            return Launch(child, ZCDP(t))
+        return Query(int(t), 1)  # type: ignore[call-overload]
+
+    adv = ScriptedAdversary(tuple(req(t) for t in script))
+    zcdp = FiltCon(ZCDPSumFilter(rho), terminal=False)
+    rdp = Postprocessed(ZCDPToRDP(alpha), FiltCon(RDPFilter(alpha, rho * alpha), terminal=False))
+    a = interact(adv, zcdp, (0, 1), np.random.default_rng(seed))
+    b = interact(adv, rdp, (0, 1), np.random.default_rng(seed))
+    assert a.messages == b.messages
