@@ -1,0 +1,184 @@
+"""H23-Def2.7 / Alg3 on a batch of independent paths: the vectorised concurrent
+filtered composition used by the verification claims (DESIGN, Verification:
+"Adversaries act on a batch of paths at once").
+
+Each path runs F(.; rho)-FiltCon(IM) with children that are interactive zCDP mechanisms
+answering counting queries (sensitivity 1; worst-case neighbours: the queried count is
+0 on x and 1 on x'):
+
+* a Gaussian child (:data:`~adaptive_dp.interactive.adversary.GAUSSIAN`) declared
+  rho_c-zCDP over ``rounds`` answers, each N(count, sigma^2) with
+  sigma = sqrt(rounds / (2 rho_c)) (R23-Lem2.2, R23-Lem2.4);
+* a randomized-response child (:data:`~adaptive_dp.interactive.adversary.
+  RANDOMIZED_RESPONSE`) declared rho_c-zCDP over ``rounds`` answers, each
+  eps-randomized response with eps = sqrt(2 rho_c / rounds) (eps-DP implies
+  eps^2/2-zCDP, R23-Lem2.3; answers compose, R23-Lem2.4).
+
+The continuation rule (the rule's float fast path, which never admits what the
+certified path refuses) is consulted only at launches, with the declared rho_c (the
+budget is paid at launch, H23 section 1.4); queries are never budget-checked. A refused
+launch releases nothing (refuse-and-continue). The privacy loss of each path's whole
+view is the sum over released answers of log p_x(y) / p_x'(y), from the mechanisms'
+array log densities (DESIGN principle 8), in the order of the sampling side.
+
+Two private hooks, ``_launch_charge`` and ``_answer_charge``, say what is charged when;
+a negative control in ``verify/twins/`` overrides them (one named defect).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from adaptive_dp.filters.base import FastFilterState, Rule
+from adaptive_dp.interactive.adversary import GAUSSIAN, RANDOMIZED_RESPONSE
+from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
+from adaptive_dp.mechanisms.randomized_response import rr_logpmf, rr_sample
+
+__all__ = ["BatchChildView", "BatchConcurrentFilter", "BatchMove", "BatchOutcome"]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchMove:
+    """One request per path: a launch (``launch`` True: ``kind``, declared ``rho``,
+    ``rounds``) or a query to child ``child`` (0-based; -1 = do nothing)."""
+
+    launch: BoolArray
+    kind: NDArray[np.int8]
+    rho: FloatArray
+    rounds: IntArray
+    child: IntArray
+
+
+@dataclass(frozen=True, slots=True)
+class BatchChildView:
+    """What the adversary sees after ``step`` requests: public parameters and
+    released answers only. ``last`` is the last released answer (NaN if none),
+    ``admitted`` whether the last launch was admitted, ``loss`` the running loss
+    (a function of released answers and public parameters)."""
+
+    step: int
+    launched: IntArray
+    left: IntArray
+    last: FloatArray
+    admitted: BoolArray
+    loss: FloatArray
+
+
+class BatchInteractiveAdversary(Protocol):
+    @property
+    def horizon(self) -> int: ...
+
+    def choose(self, view: BatchChildView, rng: np.random.Generator) -> BatchMove: ...
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOutcome:
+    """Per path: the loss of the whole view, the number of admitted launches and of
+    released answers, and the total declared rho of the admitted children."""
+
+    loss: FloatArray
+    launched: IntArray
+    answers: IntArray
+    declared: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class BatchConcurrentFilter:
+    """H23-Def2.7 / Alg 3 (refuse-and-continue) for ``paths`` paths at once, with the
+    zCDP continuation rule ``rule`` (e.g. H23-Thm4.10's sum rule) and at most
+    ``max_children`` launches per path."""
+
+    rule: Rule
+    max_children: int = 16
+
+    def _launch_charge(self, rho: FloatArray) -> FloatArray:
+        """What a launch is charged: its declared rho_c (the budget is paid at launch)."""
+        return rho
+
+    def _answer_charge(self, rho: FloatArray, rounds: FloatArray) -> FloatArray:
+        """What an answered query is charged: nothing (paid at launch)."""
+        return np.zeros_like(rho)
+
+    def run(
+        self,
+        adversary: BatchInteractiveAdversary,
+        paths: int,
+        rng: np.random.Generator,
+        *,
+        under: str = "x",
+    ) -> BatchOutcome:
+        if under not in ("x", "x'"):
+            raise ValueError(f"under={under!r} is not allowed: expected 'x' or \"x'\"")
+        center = 0.0 if under == "x" else 1.0
+        other = 1.0 - center
+        c = self.max_children
+        rows = np.arange(paths)
+        kind = np.full((paths, c), -1, dtype=np.int8)
+        param = np.zeros((paths, c))  # sigma (Gaussian) or eps (RR)
+        rho_c = np.zeros((paths, c))
+        rounds_c = np.ones((paths, c))
+        left = np.zeros((paths, c), dtype=np.int64)
+        launched = np.zeros(paths, dtype=np.int64)
+        answers = np.zeros(paths, dtype=np.int64)
+        loss = np.zeros(paths)
+        last = np.full(paths, np.nan)
+        admitted = np.zeros(paths, dtype=bool)
+        state: FastFilterState = self.rule.fast(paths)
+        for t in range(adversary.horizon):
+            view = BatchChildView(t, launched.copy(), left.copy(), last.copy(),
+                                  admitted.copy(), loss.copy())
+            move = adversary.choose(view, rng)
+            want = np.asarray(move.launch, dtype=bool) & (launched < c)
+            rho = np.where(want, np.asarray(move.rho, dtype=np.float64), 0.0)
+            ok, state = state.spend(np.where(want, self._launch_charge(rho), 0.0))
+            admitted = want & ok
+            if admitted.any():
+                idx = rows[admitted]
+                slot = launched[admitted]
+                k = np.asarray(move.kind)[admitted]
+                r = np.maximum(np.asarray(move.rounds)[admitted], 1).astype(np.float64)
+                rc = rho[admitted]
+                kind[idx, slot] = k
+                rho_c[idx, slot] = rc
+                rounds_c[idx, slot] = r
+                left[idx, slot] = r.astype(np.int64)
+                param[idx, slot] = np.where(
+                    k == GAUSSIAN, np.sqrt(r / (2 * rc)), np.sqrt(2 * rc / r)
+                )
+                launched[admitted] += 1
+            child = np.asarray(move.child, dtype=np.int64)
+            query = (~np.asarray(move.launch, dtype=bool)) & (child >= 0) & (child < launched)
+            safe = np.where(query, child, 0)
+            query &= left[rows, safe] > 0
+            last = np.where(want, np.nan, last)
+            for kd in (GAUSSIAN, RANDOMIZED_RESPONSE):
+                sel = query & (kind[rows, safe] == kd)
+                if not sel.any():
+                    continue
+                idx = rows[sel]
+                j = safe[sel]
+                p = param[idx, j]
+                if kd == GAUSSIAN:
+                    y = gaussian_sample(center, p, rng)
+                    step_loss = gaussian_logpdf(y, center, p) - gaussian_logpdf(y, other, p)
+                else:
+                    y = rr_sample(center, p, rng)
+                    step_loss = rr_logpmf(y, center, p) - rr_logpmf(y, other, p)
+                loss[idx] += step_loss
+                last[idx] = y
+                left[idx, j] -= 1
+                answers[idx] += 1
+                charge = np.zeros(paths)
+                charge[idx] = self._answer_charge(rho_c[idx, j], rounds_c[idx, j])
+                if charge.any():
+                    _, state = state.spend(charge)
+        declared = rho_c.sum(axis=1)
+        return BatchOutcome(loss, launched, answers, declared)

@@ -1,0 +1,159 @@
+"""Claims of the concurrent filters of interactive mechanisms (H23 sections 2 and 4).
+
+The experiment runs F(.; rho)-FiltCon(IM) with H23-Thm4.10's zCDP sum rule
+(``ZCDPSumFilter``) on a batch of paths
+(:class:`~adaptive_dp.interactive.batch.BatchConcurrentFilter`): the adversary launches
+interactive children built from the Gaussian mechanism and from randomized response
+(each declared rho_c-zCDP over ``rounds`` answers) and interleaves queries to all of
+them. The statistic is the privacy loss of the adversary's whole view at the filter's
+stopping time, computed from the densities of the released answers; the claimed
+(epsilon, delta) is the budget rho converted by EXT-CKS20 (the filter's view is
+rho-zCDP by H23-Thm4.10). Hockey-stick, both orders of the pair.
+
+- ``H23-Thm4.10/budget-hugging``: 12 launch requests of rho_c = 1/8 (Gaussian and
+  randomized response alternating, 3 answers each) before any query, budget
+  rho = 1/2 (exactly 4 admitted), then round-robin queries over every child until all
+  are exhausted; delta = 0.05 (quick) / 1e-3 (full).
+- ``H23-Thm4.10/stop-at-worst``: launches interleaved with queries, the next child's
+  rho_c chosen from the last answer (1/4 after a large answer, else 1/8), and the
+  path stops querying once its running loss exceeds 1 (stopping is post-processing of
+  the released view).
+- Twin ``charge-answered-only`` (:class:`~adaptive_dp.verify.twins.interactive.
+  ChargeAnsweredOnly`): the compositor charges a child only for the queries answered so
+  far; in the budget-hugging scenario it admits all 12 children (true rho = 3/2), at
+  delta = 0.05.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numpy.typing import NDArray
+
+from adaptive_dp.filters.zcdp import ZCDPSumFilter
+from adaptive_dp.interactive.adversary import GAUSSIAN, RANDOMIZED_RESPONSE
+from adaptive_dp.interactive.batch import BatchChildView, BatchConcurrentFilter, BatchMove
+from adaptive_dp.verify.bounds import ZCDPComposition
+from adaptive_dp.verify.claims.base import Claim, Setup, Twin, profile_delta, samples_for
+from adaptive_dp.verify.estimators import Quantity
+from adaptive_dp.verify.twins.interactive import ChargeAnsweredOnly
+
+__all__ = ["CLAIMS", "InterleavedStopAtWorst", "LaunchAllThenQuery"]
+
+_RHO = Fraction(1, 2)
+_CHILD_RHO = 1 / 8
+_ROUNDS = 3
+_LAUNCHES = 12
+
+
+def _move(paths: int, launch: bool | NDArray[np.bool_], kind: NDArray[np.int8] | int,
+          rho: NDArray[np.float64] | float, child: NDArray[np.int64] | int) -> BatchMove:
+    return BatchMove(
+        np.broadcast_to(np.asarray(launch, dtype=bool), (paths,)),
+        np.broadcast_to(np.asarray(kind, dtype=np.int8), (paths,)),
+        np.broadcast_to(np.asarray(rho, dtype=np.float64), (paths,)),
+        np.full(paths, _ROUNDS, dtype=np.int64),
+        np.broadcast_to(np.asarray(child, dtype=np.int64), (paths,)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchAllThenQuery:
+    """Launch ``launches`` children first (kinds alternating), then query round-robin."""
+
+    launches: int = _LAUNCHES
+
+    @property
+    def horizon(self) -> int:
+        return self.launches * (1 + _ROUNDS)
+
+    def choose(self, view: BatchChildView, rng: np.random.Generator) -> BatchMove:
+        paths = view.launched.shape[0]
+        t = view.step
+        if t < self.launches:
+            kind = GAUSSIAN if t % 2 == 0 else RANDOMIZED_RESPONSE
+            return _move(paths, True, kind, _CHILD_RHO, -1)
+        n = np.maximum(view.launched, 1)
+        child = np.where(view.launched > 0, (t - self.launches) % n, -1)
+        return _move(paths, False, GAUSSIAN, 0.0, child)
+
+
+@dataclass(frozen=True, slots=True)
+class InterleavedStopAtWorst:
+    """Launch, query, query, ...: the next child's rho_c is 1/4 after a released answer
+    above 1/2, else 1/8; each path stops (no more requests) once its running loss
+    exceeds ``threshold``."""
+
+    threshold: float = 1.0
+    launches: int = 6
+
+    @property
+    def horizon(self) -> int:
+        return self.launches * 3 + self.launches * _ROUNDS
+
+    def choose(self, view: BatchChildView, rng: np.random.Generator) -> BatchMove:
+        paths = view.launched.shape[0]
+        t = view.step
+        stop = view.loss > self.threshold
+        if t < self.launches * 3 and t % 3 == 0:
+            big = np.nan_to_num(view.last, nan=0.0) > 0.5
+            rho = np.where(big, 0.25, 0.125)
+            kind = np.where((t // 3) % 2 == 0, GAUSSIAN, RANDOMIZED_RESPONSE).astype(np.int8)
+            return _move(paths, ~stop, kind, rho, -1)
+        n = np.maximum(view.launched, 1)
+        child = np.where((view.launched > 0) & ~stop, t % n, -1)
+        return _move(paths, False, GAUSSIAN, 0.0, child)
+
+
+@dataclass(frozen=True, slots=True)
+class _Experiment:
+    compositor: BatchConcurrentFilter
+    adversary: LaunchAllThenQuery | InterleavedStopAtWorst
+
+    def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[np.float64]:
+        return self.compositor.run(self.adversary, paths, rng, under=under).loss
+
+
+def _setup(compositor: BatchConcurrentFilter,
+           adversary: LaunchAllThenQuery | InterleavedStopAtWorst,
+           delta: Fraction, note: str) -> Setup:
+    epsilon, claimed = ZCDPComposition((_RHO,), delta).claimed()
+    return Setup(Quantity.HOCKEY_STICK, epsilon, claimed, _Experiment(compositor, adversary),
+                 samples_for(Quantity.HOCKEY_STICK, claimed), note=note)
+
+
+def _hugging(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    return _setup(BatchConcurrentFilter(ZCDPSumFilter(_RHO), _LAUNCHES), LaunchAllThenQuery(),
+                  delta, f"12 launches of rho_c=1/8 (Gaussian/RR, 3 answers each) before any "
+                  f"query, rho=1/2, delta={float(delta)}")
+
+
+def _stop(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    return _setup(BatchConcurrentFilter(ZCDPSumFilter(_RHO), _LAUNCHES),
+                  InterleavedStopAtWorst(), delta,
+                  f"interleaved launches (rho_c 1/8 or 1/4 by the last answer) and queries, "
+                  f"stop when L > 1, rho=1/2, delta={float(delta)}")
+
+
+def _twin(profile: str) -> Setup:
+    return _setup(ChargeAnsweredOnly(ZCDPSumFilter(_RHO), _LAUNCHES), LaunchAllThenQuery(),
+                  Fraction(1, 20), "charge-answered-only compositor, 12 launches of "
+                  "rho_c=1/8 before any query (all admitted: true rho 3/2), delta=0.05")
+
+
+_CHARGE_ANSWERED = Twin("charge-answered-only",
+                        "a child is charged only for the queries answered so far", _twin,
+                        "H23-Thm4.10")
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("H23-Thm4.10", "budget-hugging", Quantity.HOCKEY_STICK,
+          "concurrent zCDP filter: the whole view of interleaved Gaussian and RR children "
+          "is rho-zCDP", _hugging, (_CHARGE_ANSWERED,)),
+    Claim("H23-Thm4.10", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "concurrent zCDP filter under adaptive parameters and stopping at the worst moment",
+          _stop, (_CHARGE_ANSWERED,)),
+)

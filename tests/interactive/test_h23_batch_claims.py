@@ -1,0 +1,60 @@
+"""The vectorised concurrent filter (H23-Def2.7 / Alg3 on a batch) and the registered
+claims of H23-Thm4.10 with their twin (run here because the registry lists its modules
+explicitly)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adaptive_dp.filters.zcdp import ZCDPSumFilter
+from adaptive_dp.interactive.batch import BatchConcurrentFilter
+from adaptive_dp.verify.claims.interactive import (
+    CLAIMS,
+    InterleavedStopAtWorst,
+    LaunchAllThenQuery,
+)
+from adaptive_dp.verify.runner import run_claim
+from adaptive_dp.verify.twins.interactive import ChargeAnsweredOnly
+from adaptive_dp.verify.verdicts import Verdict
+
+
+def test_batch_admissions_and_twin() -> None:
+    rng = np.random.default_rng(5)
+    out = BatchConcurrentFilter(ZCDPSumFilter("0.5"), 12).run(LaunchAllThenQuery(), 200, rng)
+    assert np.all(out.launched == 4)  # 4 x 1/8 = 1/2: equality admitted
+    assert np.all(out.declared <= 0.5)
+    assert np.all(out.answers == 4 * 3)
+    twin = ChargeAnsweredOnly(ZCDPSumFilter("0.5"), 12).run(LaunchAllThenQuery(), 200, rng)
+    assert np.all(twin.launched == 12) and np.all(twin.answers == 36)
+
+
+def test_batch_loss_mean_is_kl() -> None:
+    """Under x the mean loss of the whole view is the sum of the answers' KL
+    divergences: Gaussian sigma: 1/(2 sigma^2) per answer; RR eps: eps tanh(eps/2)."""
+    rng = np.random.default_rng(6)
+    n = 40_000
+    out = BatchConcurrentFilter(ZCDPSumFilter("0.5"), 12).run(LaunchAllThenQuery(), n, rng)
+    # children: G, RR, G, RR with rho_c = 1/8 over 3 answers
+    sigma2 = 3 / (2 * 0.125)
+    eps = np.sqrt(2 * 0.125 / 3)
+    kl = 2 * 3 * (1 / (2 * sigma2)) + 2 * 3 * (eps * np.tanh(eps / 2))
+    se = out.loss.std() / np.sqrt(n)
+    assert abs(out.loss.mean() - kl) < 6 * se
+    under = BatchConcurrentFilter(ZCDPSumFilter("0.5"), 12).run(
+        LaunchAllThenQuery(), n, rng, under="x'")
+    assert abs(under.loss.mean() - kl) < 6 * under.loss.std() / np.sqrt(n)
+
+
+def test_stop_at_worst_adversary_stops() -> None:
+    rng = np.random.default_rng(7)
+    out = BatchConcurrentFilter(ZCDPSumFilter("0.5"), 12).run(InterleavedStopAtWorst(), 500, rng)
+    assert np.all(out.declared <= 0.5 + 1e-12)
+    assert out.answers.min() < out.answers.max()  # adaptive stopping happened
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.id)
+def test_registered_claims_hold_and_twins_caught(claim: object) -> None:
+    result = run_claim(claim, "quick", 0)  # type: ignore[arg-type]
+    assert result.result.verdict is Verdict.HOLDS
+    assert result.twins and all(t.result.verdict is Verdict.VIOLATED for t in result.twins)
