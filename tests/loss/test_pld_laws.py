@@ -1,4 +1,5 @@
-"""R23-Def2.3 laws shared by every privacy-loss distribution built by ``pld``: the
+"""R23-Def2.3 laws shared by every privacy-loss distribution built by ``pld`` (and
+R23-Sensitivity: the worst-case pair is the declared sensitivity apart): the
 hockey-stick is non-increasing in epsilon with values in [0, 1), delta(0) is the total
 variation distance, ``swap()`` is the pair in the other order, ``tail`` agrees with
 Monte Carlo on the losses of sampled outputs, and ``rvs`` follows ``cdf``."""
@@ -156,3 +157,18 @@ def test_pld_validation() -> None:
         p.tail(math.inf)
     with pytest.raises(ParameterTypeError):
         p.hockey_stick(True)
+
+
+@pytest.mark.parametrize("mech", MECHANISMS[:4], ids=IDS[:4])
+def test_worst_case_pair_is_the_sensitivity(mech: Mechanism) -> None:
+    """R23-Sensitivity: with |f(x) - f(x')| <= Delta, the pair (0, Delta) has the largest
+    hockey-stick among pairs (0, d), 0 <= d <= Delta, and the largest tail at t >= 0
+    (below 0 the zero loss of d = 0 exceeds t surely)."""
+    sens = float(mech.sensitivity)
+    worst = pld(mech)
+    for d in [0.0, 0.25 * sens, 0.9 * sens]:
+        other = pld(mech, 0.0, d)
+        for t in [-0.3, 0.0, 0.4, 1.0]:
+            assert other.hockey_stick(t) <= worst.hockey_stick(t) + 1e-15
+            if t >= 0:
+                assert other.tail(t) <= worst.tail(t) + 1e-15
