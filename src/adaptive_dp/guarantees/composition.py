@@ -144,8 +144,8 @@ def compose_kov(guarantee: PureDP | ApproxDP, k: int, delta_total: ExactLike) ->
     target = exact_delta(delta_total, "delta_total")
 
     def fits(i: int) -> bool:
-        if i == 0 and delta == 0:
-            return True
+        if i == 0 and (delta == 0 or delta.denominator.bit_length() * count <= 200_000):
+            return 1 - (1 - delta) ** count <= target  # i = 0 is rational: decide exactly
         return exact_upper(kov_delta_ball(eps, delta, count, i)) <= target
 
     if not fits(0):
