@@ -87,8 +87,9 @@ def test_hockey_stick_monotone_in_unit_interval(
 ) -> None:
     p = pld(mech)
     d1, d2 = p.hockey_stick(eps), p.hockey_stick(eps + step)
-    assert 0.0 <= d2 <= d1 < 1.0
-    assert p.tail(eps + step) <= p.tail(eps)
+    # float evaluation: monotone up to a relative 1e-12 (steps below that are noise)
+    assert 0.0 <= d2 <= d1 * (1 + 1e-12) and d1 < 1.0
+    assert p.tail(eps + step) <= p.tail(eps) * (1 + 1e-12)
     # Markov-type bound: delta(eps) <= P[L > eps]
     assert d1 <= p.tail(eps) + 1e-15
 
