@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from adaptive_dp.filters.basic import PureDPFilter
 from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
-from adaptive_dp.guarantees.definitions import RDP, ZCDP
+from adaptive_dp.guarantees.definitions import RDP, ZCDP, PureDP
 from adaptive_dp.interactive.concurrent import Query
-from adaptive_dp.interactive.filtered import FiltCon
+from adaptive_dp.interactive.filtered import FiltCon, FiltNIM
 from adaptive_dp.interactive.interaction import (
     FunctionAdversary,
     ScriptedAdversary,
@@ -33,9 +33,11 @@ from adaptive_dp.interactive.mechanism import (
 )
 from adaptive_dp.interactive.pim import (
     A,
+    FiltNIMToFiltCon,
     PIMAdversary,
     Postprocessed,
     Q,
+    Represented,
     SplitFilterPIM,
     Tag,
     UniversalRDP,
@@ -244,3 +246,91 @@ def test_alg13_zcdp_as_rdp_equivalence(script: list[object], alpha: int, seed: i
     a = interact(adv, zcdp, (0, 1), np.random.default_rng(seed))
     b = interact(adv, rdp, (0, 1), np.random.default_rng(seed))
     assert a.messages == b.messages
+
+
+# -- H23-Alg11 (the proof of H23-Thm3.4) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AllBitsRR:
+    """A noninteractive mechanism: randomized response applied once to every bit."""
+
+    p: Fraction
+
+    @property
+    def guarantee(self) -> PureDP:
+        return RandomizedResponseIM(self.p, 1).guarantee  # type: ignore[return-value]
+
+    def transitions(self, x: object, m: object) -> tuple[tuple[Fraction, object, object], ...]:
+        assert m is LAMBDA and isinstance(x, tuple)
+        outs: list[tuple[Fraction, object, object]] = [(Fraction(1), "done", ())]
+        for bit in x:
+            outs = [(q * pr, "done", (*y, b)) for q, _, y in outs
+                    for pr, b in ((self.p, bit), (1 - self.p, 1 - bit))]
+        return tuple(outs)
+
+    def step(self, x: object, m: object, rng: np.random.Generator) -> tuple[object, object]:
+        assert isinstance(x, tuple)
+        keep = rng.random(len(x)) < float(self.p)
+        return "done", tuple(b if k else 1 - b for b, k in zip(x, keep, strict=True))
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """P_j: answers query i with the i-th noisy bit, forever."""
+
+    def step(self, state: object, tag: Tag, message: object) -> tuple[object, Tag, object]:
+        if state is LAMBDA:
+            return message, A, "ready"
+        assert isinstance(state, tuple)
+        if isinstance(message, int) and 0 <= message < len(state):
+            return state, A, state[message]
+        return state, A, Refusal.INVALID_QUERY
+
+
+_REP = {e: Represented(AllBitsRR(Fraction(e)), Lookup()) for e in ("0.6", "0.75", "0.9")}
+
+
+@settings(max_examples=40)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(sorted(_REP)).map(lambda e: ("launch", e)),
+                  st.tuples(st.just("query"), st.integers(0, 4), st.integers(0, 2))),
+        min_size=1, max_size=14),
+    st.sampled_from(["1", "2.5", "4"]),
+    st.integers(0, 2**16),
+)
+def test_alg11_filtnim_to_filtcon_equivalence(tokens: list[tuple[object, ...]], budget: str,
+                                              seed: int) -> None:
+    """Thm 3.4's proof: F-FiltCon(IM) of mechanisms P_j o N_j equals P11 o F-Filt(NIM)
+    (shared coins; refuse-and-continue reading of A6)."""
+    def req(t: tuple[object, ...]) -> object:
+        if t[0] == "launch":
+            rep = _REP[str(t[1])]
+            return Launch(rep, rep.guarantee)
+        return Query(int(t[1]), int(t[2]))  # type: ignore[call-overload]
+
+    adv = ScriptedAdversary(tuple(req(t) for t in tokens))
+    con = FiltCon(PureDPFilter(budget), terminal=False)
+    nim = Postprocessed(FiltNIMToFiltCon(), FiltNIM(PureDPFilter(budget), terminal=False))
+    a = interact(adv, con, (1, 0, 1), np.random.default_rng(seed))
+    b = interact(adv, nim, (1, 0, 1), np.random.default_rng(seed))
+    assert a.messages == b.messages
+
+
+def test_alg11_exact_distributions_and_privacy() -> None:
+    """In distribution: equal exact view distributions; and the lifted filter's view
+    is (budget, 0)-DP (Cor 3.5 on this example)."""
+    rep = _REP["0.75"]
+    script = (Launch(rep, rep.guarantee), Query(1, 0), Query(1, 0), Launch(rep, rep.guarantee),
+              Query(2, 0), Launch(rep, rep.guarantee), Query(3, 0))
+    adv = ScriptedAdversary(script)
+    budget = "2.5"
+    for x in ((0, 1), (1, 1)):
+        con = view_distribution(adv, FiltCon(PureDPFilter(budget), terminal=False), x)
+        nim = view_distribution(adv, Postprocessed(
+            FiltNIMToFiltCon(), FiltNIM(PureDPFilter(budget), terminal=False)), x)
+        assert dict(con.items()) == dict(nim.items())
+    d0 = view_distribution(adv, FiltCon(PureDPFilter(budget), terminal=False), (0, 1))
+    d1 = view_distribution(adv, FiltCon(PureDPFilter(budget), terminal=False), (1, 1))
+    assert ApproxDPMeasure().holds(d0, d1, (Fraction(budget), 0))

@@ -1,6 +1,7 @@
 """Person-in-the-middle (PIM) postprocessing: H23-Def2.15, H23-Def2.16 / Alg7, the
 proof devices of H23-Thm2.17 (Alg8, Alg9), the universal mechanism of H23-Lem4.7
-(Alg10) and the PIMs of Algs 12-15 as executable constructions.
+(Alg10) and the PIMs of Algs 11-15 as executable constructions (Alg 11 for interactive
+mechanisms given in the form P_j o N_j of H23-Thm3.3).
 
 H23-Def2.15: "(s', v', m') = P(s, v, m)": v in {Q, A} says whether P receives a query
 (from the adversary) or an answer (from the mechanism it postprocesses); v' whether it
@@ -46,10 +47,13 @@ __all__ = [
     "A",
     "AddPrivacyLoss",
     "CollapseView",
+    "FiltNIMToFiltCon",
+    "NIMPostprocessor",
     "PIMAdversary",
     "Postprocessed",
     "Q",
     "RemovePrivacyLoss",
+    "Represented",
     "SplitFilterPIM",
     "Tag",
     "UniversalRDP",
@@ -389,3 +393,88 @@ class _Declared(Composite):
             return tuple((p, s, STARTED if a is LAMBDA else a) for p, s, a in outs)
         return outs
 
+
+
+# -- H23-Alg11: F-Filt(NIM) into F-FiltCon(IM) (the proof of H23-Thm3.4) -----------------
+
+
+class NIMPostprocessor(Protocol):
+    """The P_j of H23-Thm3.3 for one interactive mechanism: initialized on the
+    noninteractive output (tag A), it answers every later query locally (tag A)."""
+
+    def step(self, state: object, tag: Tag, message: object) -> tuple[object, Tag, object]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _RepState:
+    pim: object
+
+
+@dataclass(frozen=True, slots=True)
+class Represented(Composite):
+    """An interactive mechanism given as P_j o N_j (H23-Thm3.3, Vadhan-Zhang): a
+    noninteractive mechanism ``nim`` (its first answer on x, as in
+    :class:`~adaptive_dp.interactive.filtered.FirstAnswer`) postprocessed by a
+    deterministic ``postprocessor`` that never consults N_j again. Thm 3.3 says every
+    f-DP interactive mechanism with finite communication has such a form on each pair
+    {x, x'}; this class is the constructive case. ``guarantee`` is the NIM's."""
+
+    nim: InteractiveMechanism
+    postprocessor: NIMPostprocessor
+
+    @property
+    def guarantee(self) -> object:
+        return getattr(self.nim, "guarantee", None)
+
+    def _outcomes(self, state: object, message: object, call: ChildCall) -> tuple[Transition, ...]:
+        if message is LAMBDA:
+            out: list[Transition] = []
+            for p, _, y in call(self.nim, state, LAMBDA):
+                s, _, first = self.postprocessor.step(LAMBDA, A, y)
+                out.append((p, _RepState(s), first))
+            return tuple(out)
+        if not isinstance(state, _RepState):
+            raise TypeError("Represented: bad state")
+        s, _, answer = self.postprocessor.step(state.pim, Q, message)
+        return ((Fraction(1), _RepState(s), answer),)
+
+
+@dataclass(frozen=True, slots=True)
+class _Alg11State:
+    children: tuple[tuple[NIMPostprocessor, object], ...]
+    pending: NIMPostprocessor | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FiltNIMToFiltCon:
+    """H23-Alg11: P transforms F-Filt(NIM) into F-FiltCon(IM) for launched mechanisms
+    of the form P_j o N_j (:class:`Represented`). A launch (M', f') is forwarded to the
+    filter as (N_{k+1}, f') with P_{k+1} pending (reading A39: f_{k+1} = f'); the
+    filter's noninteractive output initializes P_{k+1}, whose first message goes to the
+    adversary; a query (j, q) is answered locally by P_j and never reaches the filter;
+    any refusal from the filter drops the pending entry and is forwarded (A39)."""
+
+    def step(self, state: object, tag: Tag, message: object) -> tuple[object, Tag, object]:
+        s = _Alg11State(()) if state is LAMBDA else state
+        if not isinstance(s, _Alg11State):
+            raise TypeError("FiltNIMToFiltCon: bad state")
+        if tag is Q:
+            if isinstance(message, Launch) and isinstance(message.mechanism, Represented):
+                rep = message.mechanism
+                return (_Alg11State(s.children, rep.postprocessor), Q,
+                        Launch(rep.nim, message.parameter))
+            if (
+                isinstance(message, Query)
+                and isinstance(message.j, int)
+                and 1 <= message.j <= len(s.children)
+            ):
+                j = message.j - 1
+                pj, sj = s.children[j]
+                sj2, _, answer = pj.step(sj, Q, message.q)
+                kids = (*s.children[:j], (pj, sj2), *s.children[j + 1:])
+                return _Alg11State(kids), A, answer
+            return s, Q, message
+        if s.pending is not None and not isinstance(message, Refusal):
+            sj, _, first = s.pending.step(LAMBDA, A, message)
+            return _Alg11State((*s.children, (s.pending, sj))), A, first
+        return _Alg11State(s.children), A, message
