@@ -263,11 +263,11 @@ class AllBitsRR:
 
     def transitions(self, x: object, m: object) -> tuple[tuple[Fraction, object, object], ...]:
         assert m is LAMBDA and isinstance(x, tuple)
-        outs: list[tuple[Fraction, object, object]] = [(Fraction(1), "done", ())]
+        outs: list[tuple[Fraction, tuple[int, ...]]] = [(Fraction(1), ())]
         for bit in x:
-            outs = [(q * pr, "done", (*y, b)) for q, _, y in outs
+            outs = [(q * pr, (*y, b)) for q, y in outs
                     for pr, b in ((self.p, bit), (1 - self.p, 1 - bit))]
-        return tuple(outs)
+        return tuple((q, "done", y) for q, y in outs)
 
     def step(self, x: object, m: object, rng: np.random.Generator) -> tuple[object, object]:
         assert isinstance(x, tuple)
