@@ -32,9 +32,9 @@ def test_show_proof(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_show_proof_json_with_mutants(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["proof", "EXT-GaussianRDP", "--json", "--mutants"]) == 0
+    assert main(["proof", "EXT-RandomizedResponse", "--json", "--mutants"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["id"] == "EXT-GaussianRDP"
+    assert report["id"] == "EXT-RandomizedResponse"
     statuses = {step["status"] for step in report["steps"]}
     assert statuses <= {"checked-pass", "argument"}
     assert all(step["survivors"] == [] for step in report["steps"] if "mutants" in step)

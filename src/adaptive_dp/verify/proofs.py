@@ -61,6 +61,9 @@ The mutation rule (what :func:`mutants` changes, precisely):
    replaced by its negation (``==``/``!=``, ``<``/``>=``, ``<=``/``>``).
 5. Every mutant must *die*: ``check()`` returns anything but true, raises, or exceeds the
    time limit. A surviving mutant means the check cannot fail there; the test suite fails.
+   The time limit of a mutant is :func:`mutant_timeout` of the unmutated check's run time
+   (ten times it, at least 2 s, at most 20 s): a mutant that sends sympy into a search ten
+   times longer than the original is counted as caught, as usual in mutation testing.
 
 A step whose relation is a restatement does not count as checked: a returned constant,
 a comparison of an expression with itself, a difference of an expression with itself, or
@@ -75,6 +78,7 @@ import contextlib
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -97,6 +101,7 @@ __all__ = [
     "all_proofs",
     "evaluate_check",
     "load_proof",
+    "mutant_timeout",
     "mutants",
     "mutation_report",
     "parse_proof",
@@ -108,6 +113,9 @@ __all__ = [
 StepKind = Literal["algebra", "numeric", "argument"]
 ALLOWED_MODULES: Final = frozenset({"sympy", "mpmath"})
 DEFAULT_TIMEOUT: Final = 60.0
+MUTANT_TIMEOUT_FACTOR: Final = 10.0
+MUTANT_TIMEOUT_MIN: Final = 2.0
+MUTANT_TIMEOUT_MAX: Final = 20.0
 
 _FORBIDDEN_NAMES: Final = frozenset(
     {
@@ -798,8 +806,21 @@ class MutationReport:
         return self.total - len(self.survivors)
 
 
-def mutation_report(step: Step, timeout: float | None = DEFAULT_TIMEOUT) -> MutationReport:
-    """Run every mutant of ``step``; collect the survivors."""
+def mutant_timeout(baseline_seconds: float) -> float:
+    """Time limit of a mutant, given the unmutated check's run time (rule 5)."""
+    scaled = MUTANT_TIMEOUT_FACTOR * baseline_seconds
+    return min(MUTANT_TIMEOUT_MAX, max(MUTANT_TIMEOUT_MIN, scaled))
+
+
+def mutation_report(step: Step, timeout: float | None = None) -> MutationReport:
+    """Run every mutant of ``step``; collect the survivors.
+
+    Without ``timeout`` each mutant gets :func:`mutant_timeout` of the original's run time.
+    """
+    if timeout is None:
+        started = time.perf_counter()
+        evaluate_check(step)
+        timeout = mutant_timeout(time.perf_counter() - started)
     survivors: list[Mutant] = []
     total = 0
     for mutant in mutants(step):
