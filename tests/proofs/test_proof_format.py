@@ -113,6 +113,9 @@ def test_title_must_match_file_id() -> None:
         "X = 1\n\ndef check():\n    return X == 1\n",
         "def check():\n    if True:\n        return 1 == 1\n    return 2 == 2\n",
         "def check(x):\n    return x == 1\n",
+        "import sympy as sp\n\ndef check():\n    return sp.sympify('1') == 1\n",
+        "import sympy as sp\n\ndef check():\n    return sp.S('1') == 1\n",
+        "import adaptive_dp\n\ndef check():\n    return adaptive_dp is not None\n",
         "def check():\n    x = 1\n",
     ],
 )

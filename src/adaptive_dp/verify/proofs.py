@@ -33,7 +33,10 @@ Step kinds: ``algebra`` and ``numeric`` steps carry exactly one fenced ``python`
 ``argument`` steps carry none. The block is executed by :func:`run_check` in a fresh
 namespace whose only importable modules are ``sympy`` and ``mpmath`` (checked on the
 syntax tree before anything runs); it may contain only imports and one function
-``check()``. Dunder names and ``eval``/``exec``/``open``-like builtins are rejected. The
+``check()``. Dunder names, private attributes, ``eval``/``exec``/``open``-like builtins and
+sympy's string evaluators (``sympify``, ``parse_expr``, ``lambdify``, ``S("...")``) are
+rejected. The sandbox guards against accidents (a check importing numpy, or the library
+under test, whose independence the proofs need); it is not a security boundary. The
 mpmath working precision is restored after every run, so a check may set ``mp.dps``.
 A check passes iff ``check()`` returns ``True`` (a Python bool or sympy's ``true``).
 
@@ -144,6 +147,7 @@ _SAFE_BUILTINS: Final = (
     *("ArithmeticError", "Exception", "OverflowError", "ValueError", "ZeroDivisionError"),
 )
 _ABS_NAMES: Final = frozenset({"abs", "fabs", "Abs"})
+_STRING_EVALUATORS: Final = frozenset({"sympify", "parse_expr", "lambdify", "preview"})
 
 
 class ProofFormatError(AdaptiveDPError, ValueError):
@@ -386,6 +390,17 @@ def _validate(tree: ast.Module, label: str) -> ast.FunctionDef:
             raise ProofFormatError(f"{label}: name {node.id!r} is not allowed in a check")
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             raise ProofFormatError(f"{label}: private attribute {node.attr!r} is not allowed")
+        if isinstance(node, ast.Name | ast.Attribute):
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            if name in _STRING_EVALUATORS:
+                raise ProofFormatError(f"{label}: {name!r} is not allowed in a check")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name | ast.Attribute)
+            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "S"
+            and any(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+        ):
+            raise ProofFormatError(f"{label}: S() of a string is not allowed in a check")
         if isinstance(node, ast.Global | ast.Nonlocal):
             raise ProofFormatError(f"{label}: global/nonlocal is not allowed in a check")
     last = check.body[-1]
