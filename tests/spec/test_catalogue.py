@@ -318,6 +318,18 @@ def test_registry_check_is_skipped_only_while_allowed() -> None:
         pytest.skip("claim registry not written yet and nothing is verified")
 
 
+def test_registered_claims_name_catalogue_ids() -> None:
+    """Every registered claim (and every twin naming a spec id) points at a catalogue item."""
+    registry = _registry()
+    if registry is None:
+        pytest.skip("claim registry not written yet")
+    for claim_id, claim in registry.items():
+        assert claim_id.split("/", 1)[0] in item(claim.spec_id).names, claim_id
+        for twin in claim.twins:
+            if twin.spec_id is not None:
+                item(twin.spec_id)
+
+
 @_param(_by_status("refuted"))
 def test_refuted_points_at_an_importable_twin(entry: SpecItem) -> None:
     assert entry.twin is not None, f"{entry.id}: refuted needs a twin"
