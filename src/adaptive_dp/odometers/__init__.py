@@ -1,1 +1,38 @@
-"""odometers."""
+"""Privacy-loss accumulators (H23 / Lécuyer) and time-uniform odometers (W23), two
+different protocols (DESIGN, Vocabulary)."""
+
+from adaptive_dp.odometers.accumulators import (
+    EXHAUSTED,
+    Accumulator,
+    AccumulatorState,
+    ApproxDPAccumulator,
+    BasicAccumulator,
+    Exhausted,
+    RDPAccumulator,
+    ZCDPAccumulator,
+)
+from adaptive_dp.odometers.w23 import (
+    FastOdometerState,
+    Odometer,
+    OdometerState,
+    W23MixtureOdometer,
+    W23StitchedOdometer,
+    mixture_rho_for,
+)
+
+__all__ = [
+    "EXHAUSTED",
+    "Accumulator",
+    "AccumulatorState",
+    "ApproxDPAccumulator",
+    "BasicAccumulator",
+    "Exhausted",
+    "FastOdometerState",
+    "Odometer",
+    "OdometerState",
+    "RDPAccumulator",
+    "W23MixtureOdometer",
+    "W23StitchedOdometer",
+    "ZCDPAccumulator",
+    "mixture_rho_for",
+]

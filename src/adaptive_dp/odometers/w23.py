@@ -25,7 +25,7 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 from flint import arb
@@ -47,6 +47,7 @@ from adaptive_dp.odometers._fastmath import add_up, inflate_up, mul_up
 
 __all__ = [
     "FastOdometerState",
+    "Odometer",
     "OdometerState",
     "W23MixtureOdometer",
     "W23StitchedOdometer",
@@ -54,6 +55,16 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
+
+
+class Odometer(Protocol):
+    """The odometer role (DESIGN principle 9): a time-uniform bound U_n per step."""
+
+    SPEC: str
+
+    def start(self) -> OdometerState: ...
+
+    def fast(self, paths: int) -> FastOdometerState: ...
 
 
 class _Odometer(ABC):
