@@ -29,7 +29,8 @@ def _rho_star(eps: float, dpp: float) -> mpmath.mpf:
     with mpmath.workdps(40):
         c = mpmath.log(1 / mpmath.mpf(dpp))
         root = mpmath.findroot(
-            lambda r: r + 2 * mpmath.sqrt(r * c) - eps, (mpmath.mpf(0), mpmath.mpf(eps)),
+            lambda r: r + 2 * mpmath.sqrt(r * c) - eps,
+            (mpmath.mpf(0), mpmath.mpf(eps)),
             solver="anderson",
         )
         return mpmath.mpf(root)
@@ -127,8 +128,9 @@ def test_r23_thm6_fast_bm_path_is_never_looser() -> None:
             break
 
 
-def _chained_bms(rule: UnifiedFilter, paths: int, rng: np.random.Generator,
-                 rounds: int, gaussian_rho: float) -> np.ndarray:
+def _chained_bms(
+    rule: UnifiedFilter, paths: int, rng: np.random.Generator, rounds: int, gaussian_rho: float
+) -> np.ndarray:
     """Adaptively chained BMs (and Gaussian rounds) with a stop-at-worst adversary that
     knows the pair (f(x) = 0, f(x') = 1): it stops a BM as soon as the running total loss
     exceeds epsilon.  The loss is computed from the released prefixes' densities."""
@@ -144,8 +146,9 @@ def _chained_bms(rule: UnifiedFilter, paths: int, rng: np.random.Generator,
         room = smallest_time_value_fast(rule, fast.sums[0])
         # the adversary rounds its t_min UP to a lattice 1.05^j (admissible, fewer groups)
         with np.errstate(divide="ignore"):
-            lattice = np.where(np.isfinite(room), 1.05 ** np.ceil(np.log(room) / np.log(1.05)),
-                               np.inf)
+            lattice = np.where(
+                np.isfinite(room), 1.05 ** np.ceil(np.log(room) / np.log(1.05)), np.inf
+            )
         t_min = lattice
         active = np.isfinite(t_min)
         for grp in np.unique(t_min[active]):
@@ -161,8 +164,9 @@ def _chained_bms(rule: UnifiedFilter, paths: int, rng: np.random.Generator,
 
             rel = mech.release([0.0], stop, rng, paths=idx.size)
             loss = bm_release_loss(mech, rel, [0.0], [1.0])
-            sub = type(fast)(rule, tuple(s[idx] for s in fast.sums), fast.halted[idx],
-                             fast.terminal)
+            sub = type(fast)(
+                rule, tuple(s[idx] for s in fast.sums), fast.halted[idx], fast.terminal
+            )
             ok, sub = fast_bm_spend(sub, 1.0, grp, rel.t_stop)
             total[idx] += np.where(ok, loss, 0.0)
             new_sums = tuple(s.copy() for s in fast.sums)

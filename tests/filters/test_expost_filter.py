@@ -89,8 +89,10 @@ def test_r23_lem5_2_refuse_and_continue_and_terminal() -> None:
 def test_r23_lem5_2_kinds() -> None:
     state = ExPostFilter("1").start()
     assert state.decide(PureDP("0.5")) is Decision.CONTINUE
-    assert state.decide(parse_line('{"kind": "expost", "max_epsilon": 1, "epsilon": 0.3, '
-                                   '"delta": 0}')) is Decision.CONTINUE
+    assert (
+        state.decide(parse_line('{"kind": "expost", "max_epsilon": 1, "epsilon": 0.3, "delta": 0}'))
+        is Decision.CONTINUE
+    )
     with pytest.raises(UnsupportedGuaranteeError):
         state.decide(ApproxDP("0.1", "1e-9"))
 
@@ -111,8 +113,12 @@ def test_r23_lem5_2_fast_path_never_admits_what_the_certified_path_refuses(
             assert d is Decision.CONTINUE
         elif d is Decision.CONTINUE:
             # refused by the fast path only: resynchronise by charging the same
-            fast = type(fast)(rule, (np.array([float(state.sums[0])]), fast.sums[1],
-                                     fast.sums[2]), fast.halted, fast.terminal)
+            fast = type(fast)(
+                rule,
+                (np.array([float(state.sums[0])]), fast.sums[1], fast.sums[2]),
+                fast.halted,
+                fast.terminal,
+            )
 
 
 def test_r23_lem5_2_chained_laplace_noise_reductions_never_exceed_the_budget() -> None:

@@ -129,3 +129,19 @@ def test_equivalent_to_r23_thm2_with_rho_eps_sq_over_2(spends: list[str]) -> Non
         [ZCDP(Fraction(s) ** 2 / 2) for s in spends],
     )
     assert w == z
+
+
+def test_printed_form_twin_via_hook() -> None:
+    """H23-Thm3.7-Printed continues only when the bound is >= epsilon: overriding the
+    private hook reproduces it (the harness registers it as a refuted twin)."""
+    from flint import arb
+
+    from adaptive_dp.numerics import exact_lower
+
+    class Printed(W23Filter):
+        def _epsilon_ok(self, bound: arb) -> bool:
+            return exact_lower(bound) >= self.epsilon
+
+    printed = Printed(1, "1e-6").start()
+    assert printed.decide(PureDP("0.1")) is Decision.HALT  # 0.53 < 1: printed halts
+    assert printed.decide(PureDP(2)) is Decision.CONTINUE  # above budget: printed continues

@@ -86,3 +86,20 @@ def test_float_spends_are_their_binary_values() -> None:
     assert s.decide(0.9) is Decision.HALT
     s = ZCDPSumFilter(1).start().spend("0.1")[1]
     assert s.decide("0.9") is Decision.CONTINUE
+
+
+def test_lookahead_hook_for_negative_control() -> None:
+    """A twin that drops the n+1 look-ahead overrides ``_decision_sums``: it then admits
+    the spend that crosses the budget, which the shipped rule refuses."""
+    from fractions import Fraction
+
+    class NoLookahead(ZCDPSumFilter):
+        def _decision_sums(
+            self, before: tuple[Fraction, ...], after: tuple[Fraction, ...]
+        ) -> tuple[Fraction, ...]:
+            return before
+
+    shipped = ZCDPSumFilter(1).start().spend(ZCDP("0.9"))[1]
+    twin = NoLookahead(1).start().spend(ZCDP("0.9"))[1]
+    assert shipped.decide(ZCDP("0.5")) is Decision.HALT
+    assert twin.decide(ZCDP("0.5")) is Decision.CONTINUE

@@ -5,6 +5,7 @@ delta'' cut-off at equality, the fast path never below the certified reading."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -118,3 +119,28 @@ def test_monotone_and_fast_path_above(epsilons: list[float], key: str) -> None:
         assert r >= last
         last = r
         assert f.reading()[0] >= r
+
+
+def test_private_hooks_reproduce_the_printed_forms() -> None:
+    """Negative controls (registered later in verify/twins/) override one private hook;
+    with the drift dropped the stitched reading is the poster's printed P8 (5.6750 at
+    n = 100, delta' = 1e-5, odometer-notes section 2.7), and the printed P9 uses the total
+    delta in the logarithm."""
+    from flint import arb
+
+    class PrintedStitched(W23StitchedOdometer):
+        def _drift(self, v: object, d: object) -> arb:
+            return arb(0)
+
+    s = PrintedStitched("1e-5").start()
+    for _ in range(100):
+        s = s.spend(PureDP("0.1"))
+    assert abs(s.reading() - 5.6750) < 1e-4
+
+    class PrintedMixture(W23MixtureOdometer):
+        def _level(self) -> Fraction:
+            return self.delta_prime + self.delta_double_prime
+
+    m = PrintedMixture("1e-5", 1, "1e-5").start().spend(PureDP("0.1"))
+    ok = W23MixtureOdometer("1e-5", 1, "1e-5").start().spend(PureDP("0.1"))
+    assert m.reading() < ok.reading()
