@@ -109,3 +109,6 @@ def test_errors_fail(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     _fake(monkeypatch, Claim("T-Broken", "x", Quantity.HOCKEY_STICK, "broken", broken))
     assert main(["verify"]) == 1
     assert "calculator missing" in capsys.readouterr().out
+    assert main(["verify", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)  # strict JSON: NaN became null
+    assert data["claims"][0]["verdict"] == "error" and data["claims"][0]["estimate"] is None

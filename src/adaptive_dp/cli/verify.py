@@ -1,7 +1,9 @@
 """``adaptive-dp verify``: run the registered claims and their negative controls.
 
-Prints a table (spec id, scenario, quantity, samples, estimate, confidence bound,
-claimed, verdict) and the twins with caught / NOT CAUGHT. Exit status 1 on any
+Prints a table (spec id, scenario, quantity, samples per order of the neighbouring
+pair, estimate and lower confidence bound of the decisive order, claimed value, verdict)
+and the twins with caught / NOT CAUGHT; a tqdm progress bar on standard error when tqdm
+is installed and standard error is a terminal. Exit status 1 on any
 violated claim or uncaught twin, and on weak claims with ``--strict``; 0 otherwise.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -52,11 +55,17 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _num(value: float) -> float | None:
+    """Strict JSON has no NaN or infinity: those become null."""
+    return value if math.isfinite(value) else None
+
+
 def _test_json(result: TestResult) -> dict[str, Any]:
     return {
         "quantity": result.quantity.value, "samples": result.samples, "order": result.order,
-        "estimate": result.estimate, "lower": result.lower, "upper": result.upper,
-        "epsilon": result.epsilon, "claimed": result.claimed,
+        "estimate": _num(result.estimate), "lower": _num(result.lower),
+        "upper": _num(result.upper), "epsilon": _num(result.epsilon),
+        "claimed": _num(result.claimed),
         "verdict": result.verdict.value, "scenario": result.note, "error": result.error,
     }
 
@@ -144,11 +153,13 @@ def run(args: argparse.Namespace) -> int:
     weak = any(r.verdict is Verdict.WEAK for r in results)
     code = 1 if bad or (args.strict and weak) else 0
     if args.json == "-":
-        print(json.dumps(_json(results, args.profile, args.seed, code), indent=2))
+        print(json.dumps(_json(results, args.profile, args.seed, code), indent=2,
+                         allow_nan=False))
         return code
     print(_report(results))
     if args.json is not None:
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(_json(results, args.profile, args.seed, code), handle, indent=2)
+            json.dump(_json(results, args.profile, args.seed, code), handle, indent=2,
+                      allow_nan=False)
             handle.write("\n")
     return code

@@ -47,6 +47,7 @@ __all__ = [
     "rng_for",
     "run_claim",
     "run_claims",
+    "select",
 ]
 
 CHUNK = 50_000
