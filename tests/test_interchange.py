@@ -20,6 +20,7 @@ from adaptive_dp.interchange import (
     BrownianSpend,
     ExPostSpend,
     InterchangeError,
+    kind_of,
     parse_line,
     read_spends,
 )
@@ -76,3 +77,9 @@ def test_errors_name_line_and_field(text: str, field: str) -> None:
 def test_read_spends_numbers_lines_and_skips_blanks() -> None:
     lines = ['{"kind": "pure", "epsilon": 1}', "", '{"kind": "gdp", "mu": 1}']
     assert [n for n, _ in read_spends(lines)] == [1, 3]
+
+
+def test_kind_of_round_trips() -> None:
+    for text in ('{"kind": "pdp", "epsilon": 1, "delta": 0}', '{"kind": "gdp", "mu": 1}'):
+        spend = parse_line(text)
+        assert kind_of(spend) in text

@@ -43,6 +43,7 @@ __all__ = [
     "ExPostSpend",
     "InterchangeError",
     "Spend",
+    "kind_of",
     "parse_line",
     "read_spends",
 ]
@@ -144,6 +145,25 @@ def _build(obj: dict[str, object], line: int) -> Spend:
     if t_stop < t_min:
         raise InterchangeError(line, "t_stop", "must be >= t_min (time values decrease)")
     return BrownianSpend(exact_nonnegative(num("sensitivity"), "sensitivity"), t_min, t_stop)
+
+
+_KIND_OF = {
+    PureDP: "pure",
+    ApproxDP: "approx",
+    ProbabilisticDP: "pdp",
+    ZCDP: "zcdp",
+    ApproxZCDP: "zcdp",
+    RDP: "rdp",
+    RDPCurve: "rdp",
+    GDP: "gdp",
+    ExPostSpend: "expost",
+    BrownianSpend: "bm",
+}
+
+
+def kind_of(spend: object) -> str:
+    """The interchange kind of a spend value (its type name if it has none)."""
+    return _KIND_OF.get(type(spend), type(spend).__name__)
 
 
 def parse_line(text: str, line: int = 1) -> Spend:

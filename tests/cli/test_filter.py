@@ -107,3 +107,12 @@ def test_json_to_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "d.jsonl"
     assert run(["filter", "pure", "--epsilon", "1", "--json", str(out)], LINE, monkeypatch) == 0
     assert json.loads(out.read_text().splitlines()[0])["decision"] == "continue"
+
+
+def test_unsupported_kind_names_line_and_kind(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stdin = LINE + '{"kind": "bm", "sensitivity": 1, "t_min": 1, "t_stop": 2}\n'
+    assert run(["filter", "w23", "--epsilon", "1", "--delta", "1e-6"], stdin, monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert "line 2" in err and "'bm'" in err

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import TextIO
 
 from adaptive_dp.cli import UsageError
+from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.filters.base import Decision, Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.gdp import GDPFilter
@@ -22,7 +23,7 @@ from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter, ZCDPSumFilter
-from adaptive_dp.interchange import read_spends
+from adaptive_dp.interchange import kind_of, read_spends
 from adaptive_dp.numerics import exact, round_up
 
 NAME = "filter"
@@ -152,7 +153,13 @@ def run(args: argparse.Namespace) -> int:
         out = handle
     try:
         for index, spend in read_spends(sys.stdin):
-            decision, state = state.spend(spend)
+            try:
+                decision, state = state.spend(spend)
+            except UnsupportedGuaranteeError as error:
+                raise UsageError(
+                    f"line {index}: rule {args.rule!r} does not support kind "
+                    f"{kind_of(spend)!r} ({error})"
+                ) from None
             spent_fields = guarantee_fields(state.spent())
             record = {
                 "index": index,

@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from collections.abc import Callable
+from typing import TextIO, TypeVar
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.interchange import read_spends
+from adaptive_dp.errors import UnsupportedGuaranteeError
+from adaptive_dp.interchange import kind_of, read_spends
 from adaptive_dp.odometers.accumulators import (
     ApproxDPAccumulator,
     BasicAccumulator,
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 odo = W23MixtureOdometer(slack, rho, rest, sides=args.sides)  # type: ignore[arg-type]
             state = odo.start()
             for index, spend in read_spends(sys.stdin):
-                state = state.spend(spend)
+                state = _guard(index, args.kind, spend, state.spend)
                 _emit(out, args, index, {"reading": state.reading()}, odo.SPEC)
             return 0
         if args.kind == "basic":
@@ -106,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         assert isinstance(acc, Accumulator)
         astate = acc.start()
         for index, spend in read_spends(sys.stdin):
-            astate = astate.add(spend)
+            astate = _guard(index, args.kind, spend, astate.add)
             reading = astate.reading()
             fields: dict[str, object]
             if isinstance(reading, Exhausted):
@@ -120,6 +122,18 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if handle is not None:
             handle.close()
+
+
+T = TypeVar("T")
+
+
+def _guard(index: int, kind: str, spend: object, step: Callable[[object], T]) -> T:
+    try:
+        return step(spend)
+    except UnsupportedGuaranteeError as error:
+        raise UsageError(
+            f"line {index}: {kind!r} does not support kind {kind_of(spend)!r} ({error})"
+        ) from None
 
 
 def _emit(
