@@ -46,6 +46,7 @@ __all__ = [
     "UnifiedFilter",
     "bm_spend",
     "fast_bm_spend",
+    "fast_zcdp_spend",
     "smallest_time_value",
 ]
 
@@ -107,6 +108,9 @@ class UnifiedFilter(ZCDPFilter):
 
     def _fast_charged_time(self, t_first: FloatArray, t_stop: FloatArray) -> FloatArray:
         return t_stop
+
+    def _fast_zcdp_lookahead(self, spent: FloatArray, rho: FloatArray) -> FloatArray:
+        return add_up(spent, rho)
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -186,5 +190,28 @@ def fast_bm_spend(
     ok: BoolArray = rule._fast_admits((look, state.sums[1], state.sums[2])) & ~state.halted
     charged = add_up(state.sums[0], inflate_up(d2 / (2 * rule._fast_charged_time(tf, ts))))
     sums = (np.where(ok, charged, state.sums[0]), state.sums[1], state.sums[2])
+    halted = state.halted | ~ok if state.terminal else state.halted
+    return ok, FastFilterState(rule, sums, halted, state.terminal)
+
+
+def fast_zcdp_spend(
+    state: FastFilterState, rho: ArrayLike, delta: ArrayLike = 0.0
+) -> tuple[BoolArray, FastFilterState]:
+    """R23-Thm6 / Thm2 vectorised zCDP round: admit where the bound at the charges so far
+    plus the declared ``rho`` fits (the n+1 look-ahead), then charge ``rho``."""
+    rule = state.rule
+    if not isinstance(rule, UnifiedFilter):
+        raise TypeError("fast_zcdp_spend needs a UnifiedFilter fast state")
+    n = state.halted.shape[0]
+    r = np.broadcast_to(np.asarray(rho, dtype=np.float64), (n,))
+    d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
+    look = rule._fast_zcdp_lookahead(state.sums[0], r)
+    d_after = add_up(state.sums[1], d)
+    ok: BoolArray = rule._fast_admits((look, d_after, state.sums[2])) & ~state.halted
+    sums = (
+        np.where(ok, add_up(state.sums[0], r), state.sums[0]),
+        np.where(ok, d_after, state.sums[1]),
+        state.sums[2],
+    )
     halted = state.halted | ~ok if state.terminal else state.halted
     return ok, FastFilterState(rule, sums, halted, state.terminal)
