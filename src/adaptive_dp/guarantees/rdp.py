@@ -114,8 +114,8 @@ def gaussian_rdp(sensitivity: ExactLike, sigma: ExactLike, alpha: ExactLike) -> 
 
 
 def compose_rdp(guarantees: Iterable[RDP | RDPCurve]) -> RDP | RDPCurve:
-    """H23-Def1.3 composition (Mironov 2017, Prop. 1): "if M1 is (alpha, eps1)-RDP and M2
-    is (alpha, eps2)-RDP then their adaptive composition is (alpha, eps1 + eps2)-RDP".
+    """H23-Thm4.3 (RDP composition; Mironov 2017, Prop. 1): "if M1 is (alpha, eps1)-RDP
+    and M2 is (alpha, eps2)-RDP then their adaptive composition is (alpha, eps1 + eps2)-RDP".
 
     Every guarantee must have the same orders (``GridError`` otherwise); epsilons add
     exactly. All single ``RDP`` values give an ``RDP``; otherwise an ``RDPCurve``.

@@ -1,4 +1,4 @@
-"""Trade-off functions (f-DP): H23-Def3.1, H23-Def3.2, H23-FEpsDelta, EXT-DRS19 G_mu.
+"""Trade-off functions (f-DP): H23-Def3.1, H23-Def3.2, H23-FEpsDelta, EXT-GaussianTradeoff.
 
 A trade-off function f lower-bounds the type II error of every test at type I error
 alpha, so a *smaller* f is a weaker guarantee: values are certified with ``arb`` and
@@ -48,7 +48,7 @@ def _type_one(alpha: object) -> Fraction:
 
 @dataclass(frozen=True, slots=True, init=False)
 class GaussianTradeoff:
-    """EXT-DRS19 (Dong-Roth-Su): "G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)", the
+    """EXT-GaussianTradeoff (Dong-Roth-Su): "G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)", the
     trade-off function of N(0, 1) versus N(mu, 1); mu-GDP is f-DP (H23-Def3.2) with
     f = G_mu. Evaluated as erfc(mu/sqrt 2 - erfcinv(2 alpha)) / 2, certified and rounded
     down."""
