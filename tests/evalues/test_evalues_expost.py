@@ -17,6 +17,8 @@ from adaptive_dp.evalues.expost import (
     brownian_expost_float,
     single_bm_expost,
     single_bm_expost_float,
+    single_bm_expost_linear,
+    single_bm_expost_mixture,
 )
 from adaptive_dp.loss.brownian import bm_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
@@ -41,7 +43,7 @@ def test_r23_thm5_certified_value_against_mpmath() -> None:
 
 
 def test_w22_thm3_6_certified_value_against_mpmath() -> None:
-    out = single_bm_expost(1, "2.5", "0.05", "3", t_grid=["10", "2.5", "1"])
+    out = single_bm_expost_mixture(1, "2.5", "0.05", "3", t_grid=["10", "2.5", "1"])
     with mpmath.workdps(40):
         t, rho, d = mpmath.mpf("2.5"), mpmath.mpf(3), mpmath.mpf("0.05")
         ref = 1 / (2 * t) + 1 / t * mpmath.sqrt(
@@ -50,8 +52,19 @@ def test_w22_thm3_6_certified_value_against_mpmath() -> None:
         assert got >= ref
         assert (got - ref) / ref < mpmath.mpf("1e-15")
     assert out.max_epsilon > out.epsilon
-    assert float(single_bm_expost_float(1.0, 2.5, 0.05, 3.0)) == pytest.approx(
-        float(out.epsilon), rel=1e-12)
+    assert float(single_bm_expost_float(1.0, 2.5, NormalMixtureBoundary(3, "0.05"))) == (
+        pytest.approx(float(out.epsilon), rel=1e-12))
+    same = single_bm_expost(1, "2.5", NormalMixtureBoundary(3, "0.05"))
+    assert same.epsilon == out.epsilon
+
+
+def test_w22_linear_ex_post_against_mpmath() -> None:
+    out = single_bm_expost_linear(2, "0.5", "0.01", "0.3")
+    with mpmath.workdps(40):
+        t, a, d = mpmath.mpf("0.5"), mpmath.mpf("0.3"), mpmath.mpf(2)
+        ref = d**2 / (2 * t) + d * a + d * mpmath.log(100) / (2 * a * t)
+        got = mpmath.mpf(out.epsilon.numerator) / out.epsilon.denominator
+        assert got >= ref and (got - ref) / ref < mpmath.mpf("1e-15")
 
 
 def _run_rounds(
@@ -107,7 +120,8 @@ def test_w22_thm3_6_holds_and_fixed_time_gaussian_bound_is_caught() -> None:
     rng = np.random.default_rng(56)
     paths, delta = 3000, 0.05
     ok = _run_rounds(1, paths, rng,
-                     lambda v: single_bm_expost_float(1.0, 1 / v, delta, 2.0),
+                     lambda v: single_bm_expost_float(1.0, 1 / v,
+                                                      NormalMixtureBoundary(2, delta)),
                      grid_range=(1e3, 1e-3, 200))
     assert clopper_pearson(int(ok.sum()), paths)[0] <= delta
 

@@ -17,7 +17,12 @@ import sys
 from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.evalues.boundaries import Boundary, NormalMixtureBoundary, StitchedBoundary
+from adaptive_dp.evalues.boundaries import (
+    Boundary,
+    NormalMixtureBoundary,
+    StitchedBoundary,
+    VilleBoundary,
+)
 from adaptive_dp.evalues.expost import brownian_expost, single_bm_expost
 from adaptive_dp.filters.base import Decision, Rule
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter, smallest_time_value
@@ -43,8 +48,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     bound.add_argument("--delta", required=True, help="ex-post delta (R23 delta)")
     bound.add_argument("--form", choices=("r23", "w22"), default="r23",
                        help="r23: R23-Thm5 (default); w22: single BM, W22-Thm3.6")
-    bound.add_argument("--boundary", choices=("mixture", "stitched"), default="mixture",
-                       help="time-uniform boundary, fixed in advance (r23 form)")
+    bound.add_argument("--boundary", choices=("mixture", "stitched", "linear"),
+                       default="mixture",
+                       help="time-uniform boundary, fixed in advance (stitched: r23 form "
+                       "only; linear: w22 form only)")
+    bound.add_argument("--linear-slope", default="1",
+                       help="linear boundary a t + log(1/delta)/(2a): slope a > 0 (w22)")
     bound.add_argument("--mixture-rho", default="1",
                        help="normal-mixture parameter rho > 0, fixed in advance (default 1)")
     bound.add_argument("--stitch-v-min", default="1",
@@ -70,6 +79,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _boundary(args: argparse.Namespace) -> Boundary:
     if args.boundary == "mixture":
         return NormalMixtureBoundary(args.mixture_rho, args.delta)
+    if args.boundary == "linear":
+        if args.form != "w22":
+            raise UsageError("--boundary linear is for --form w22")
+        return VilleBoundary(2 * exact(args.linear_slope, "linear_slope"), args.delta)
+    if args.form == "w22":
+        raise UsageError("--boundary stitched is for --form r23")
     return StitchedBoundary(args.stitch_v_min, args.delta, args.stitch_eta)
 
 
@@ -83,8 +98,7 @@ def _bound(args: argparse.Namespace) -> int:
     if args.form == "w22":
         if n != 1:
             raise UsageError("--form w22 is the single-BM bound: give one --t-stop")
-        result = single_bm_expost(sens[0], args.t_stop[0], args.delta, args.mixture_rho,
-                                  t_grid=args.t_min)
+        result = single_bm_expost(sens[0], args.t_stop[0], _boundary(args), t_grid=args.t_min)
         spec = "W22-Thm3.6"
     else:
         result = brownian_expost(sens, args.t_stop, _boundary(args), t_mins=args.t_min)

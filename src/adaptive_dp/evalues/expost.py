@@ -8,9 +8,11 @@ boundary b with P[exists n : S_n >= b(V_n)] <= delta fixed before the interactio
 (S_n = sum_i c_i W_i(t_i)/t_i, the centred part of the loss),
 "E_n = V_n/2 + b(V_n)" is an ex-post function: P[exists n : sum_{i<=n} L_i > E_n] <= delta.
 
-W22-Thm3.6 (reconstructed, single BM, Ville on the unscaled W with a normal mixture of
-parameter rho in natural time): "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho)
-log(sqrt((T + rho)/rho)/delta))".
+W22-Thm3.6 (reconstructed, single BM, a time-uniform boundary psi of the unscaled W in
+natural time): "E(T) = Delta^2/(2T) + Delta psi_delta(T)/T"; with the normal mixture of
+parameter rho (W22-MixtureExPost) "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho)
+log(sqrt((T + rho)/rho)/delta))", with a line (W22-LinearExPost)
+"E(T) = Delta^2/(2T) + Delta a + Delta log(1/delta)/(2 a T)".
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.errors import GridError, ParameterError
-from adaptive_dp.evalues.boundaries import Boundary, NormalMixtureBoundary
+from adaptive_dp.evalues.boundaries import Boundary, NormalMixtureBoundary, VilleBoundary
 from adaptive_dp.guarantees.expost import ExPost
 from adaptive_dp.numerics import (
     ExactLike,
@@ -37,6 +39,8 @@ __all__ = [
     "brownian_expost_float",
     "single_bm_expost",
     "single_bm_expost_float",
+    "single_bm_expost_linear",
+    "single_bm_expost_mixture",
 ]
 
 
@@ -93,18 +97,18 @@ def brownian_expost_float(v: ArrayLike, boundary: Boundary) -> NDArray[np.float6
 def single_bm_expost(
     sensitivity: ExactLike,
     t_stop: ExactLike,
-    delta: ExactLike,
-    mixture_rho: ExactLike,
+    boundary: Boundary,
     t_grid: Sequence[ExactLike] | None = None,
 ) -> ExPost:
     """W22-Thm3.6 (reconstructed): the ex-post bound of one BM stopped at t_stop.
 
-    "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho) log(sqrt((T + rho)/rho)/delta))",
-    rho (``mixture_rho``) fixed before the BM runs.  ``max_epsilon`` is the maximum of E
-    over ``t_grid`` when given.  Rounded UP, certified.
+    "If P(exists t > 0 : W_t >= psi_delta(t)) <= delta, the BM stopped at T is
+    (E, delta)-ex-post private with E(T) = Delta^2/(2T) + Delta psi_delta(T)/T", the boundary
+    (a :class:`Boundary` with V = t, fixed before the BM runs) applied to the unscaled W in
+    natural time.  ``max_epsilon`` is the maximum of E over ``t_grid`` when given.
+    Rounded UP, certified.
     """
     d = exact_positive(sensitivity, "sensitivity")
-    boundary = NormalMixtureBoundary(mixture_rho, delta)
 
     def at(t_value: ExactLike) -> Fraction:
         t = exact_positive(t_value, "t_stop")
@@ -115,12 +119,40 @@ def single_bm_expost(
     return ExPost(eps, boundary.delta, top)
 
 
+def single_bm_expost_mixture(
+    sensitivity: ExactLike,
+    t_stop: ExactLike,
+    delta: ExactLike,
+    mixture_rho: ExactLike,
+    t_grid: Sequence[ExactLike] | None = None,
+) -> ExPost:
+    """W22-MixtureExPost (reconstructed): W22-Thm3.6 with the normal-mixture boundary,
+    "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho) log(sqrt((T + rho)/rho)/delta))",
+    rho fixed in advance."""
+    return single_bm_expost(
+        sensitivity, t_stop, NormalMixtureBoundary(mixture_rho, delta), t_grid
+    )
+
+
+def single_bm_expost_linear(
+    sensitivity: ExactLike,
+    t_stop: ExactLike,
+    delta: ExactLike,
+    slope: ExactLike,
+    t_grid: Sequence[ExactLike] | None = None,
+) -> ExPost:
+    """W22-LinearExPost (reconstructed): W22-Thm3.6 with the line psi(t) = a t +
+    log(1/delta)/(2a) (Ville with lambda = 2a), "E(T) = Delta^2/(2T) + Delta a +
+    Delta log(1/delta)/(2 a T)", a > 0 fixed in advance."""
+    a = exact_positive(slope, "slope")
+    return single_bm_expost(sensitivity, t_stop, VilleBoundary(2 * a, delta), t_grid)
+
+
 def single_bm_expost_float(
-    sensitivity: float, t_stop: ArrayLike, delta: float, mixture_rho: float
+    sensitivity: float, t_stop: ArrayLike, boundary: Boundary
 ) -> NDArray[np.float64]:
     """W22-Thm3.6 in floats for simulations (not certified)."""
     t = np.asarray(t_stop, dtype=np.float64)
-    boundary = NormalMixtureBoundary(mixture_rho, delta)
     out: NDArray[np.float64] = sensitivity**2 / (2 * t) + sensitivity / t * (
         boundary.threshold_float(t)
     )

@@ -37,7 +37,8 @@ __all__ = [
 def brownian_backward_step(
     b: ArrayLike, t_from: ArrayLike, t_to: ArrayLike, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """R23-Def4.4 backward step: a draw of B(t_to) given B(t_from) = b, t_to < t_from.
+    """W22-ReverseSampling (R23-Def4.4's backward step): a draw of B(t_to) given
+    B(t_from) = b, t_to < t_from.
 
     "B(t2) | B(t1) ~ N((t2/t1) B(t1), t2 (t1 - t2)/t1 I)"; numpy broadcasting over
     ``b``, ``t_from``, ``t_to``.

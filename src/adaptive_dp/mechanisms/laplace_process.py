@@ -6,7 +6,7 @@ measure with intensity s^{-2} e^{-|x|/s} ds dx.  Time is the Laplace scale t = 1
 (not the variance, as for BM).  Releases run backwards in time, noisiest first:
 y_k = f(x) + L(t^{(k)}) for t^{(1)} > t^{(2)} > ... > 0, independently per coordinate.
 
-The reverse conditional law (proofs/R23-DefA.1.md), with eps = 1/t_from <
+The reverse conditional law (proofs/R23-LaplaceReleaseKernel.md), with eps = 1/t_from <
 eps' = 1/t_to and Z = L(t_from) = z:  P[Z' = z | z] = (eps/eps') e^{-(eps'-eps)|z|}, and
 otherwise Z' has sub-density (eps'^2 - eps^2)/(2 eps') exp(-eps'|u| - eps|u - z| + eps|z|).
 """
@@ -49,7 +49,8 @@ def _levels(t_from: ArrayLike, t_to: ArrayLike) -> tuple[NDArray[np.float64], ..
 def laplace_reverse_step(
     z: ArrayLike, t_from: ArrayLike, t_to: ArrayLike, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """R23-DefA.1 release step: an exact draw of L(t_to) given L(t_from) = z, t_to < t_from.
+    """R23-LaplaceReleaseKernel (R23-DefA.1's release step): an exact draw of L(t_to) given
+    L(t_from) = z, t_to < t_from.
 
     Four pieces (for z >= 0; z < 0 by symmetry), with r = |z|, a = e^{-(eps'-eps) r}:
     keep u = z w.p. (eps/eps') a; between 0 <= u <= r, density prop. to
@@ -115,7 +116,9 @@ def laplace_reverse_logkernel(
 def laplace_process_sample(
     times: Sequence[float], paths: int, dim: int, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """L(t^{(1)}), ..., L(t^{(K)}) in release order (reverse sampler), ``(paths, K, dim)``."""
+    """R23-LaplaceProcess: L(t^{(1)}), ..., L(t^{(K)}) of the Laplace process (L(0) = 0,
+    independent increments, L(t) ~ Lap(t)) in release order (the exact reverse sampler),
+    shape ``(paths, K, dim)``."""
     grid = check_time_grid(times)
     out = np.empty((paths, len(grid), dim), dtype=np.float64)
     out[:, 0, :] = rng.laplace(0.0, grid[0], (paths, dim))

@@ -325,7 +325,8 @@ def _w22(profile: str) -> Setup:
     delta = profile_delta(profile, 0.05)
     return _crossing_setup(
         delta, _crossing_experiment(
-            1, lambda v: single_bm_expost_float(1.0, 1 / v, delta, 2.0), (1e3, 1e-3, 200)),
+            1, lambda v: single_bm_expost_float(1.0, 1 / v, NormalMixtureBoundary(2, delta)),
+            (1e3, 1e-3, 200)),
         "one BM, grid 1e3..1e-3, stop when the loss exceeds the W22 bound (rho = 2)")
 
 
