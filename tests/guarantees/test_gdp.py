@@ -19,6 +19,7 @@ import math
 from fractions import Fraction
 
 import mpmath
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -193,3 +194,13 @@ def test_compose_gdp() -> None:
     with mpmath.workdps(DPS):
         assert mp(mu) >= mpmath.sqrt(2)
         assert _ulps(float(mu), mpmath.sqrt(2)) <= 2
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-300, 1 - 2**-53])
+@pytest.mark.parametrize("mu", [1e-8, 1.0, 30.0])
+def test_gdp_to_dp_extreme_deltas(mu: float, delta: float) -> None:
+    """EXT-DRS19 at extreme deltas: the certified epsilon keeps delta_mu(eps) <= delta."""
+    eps = float(gdp_to_dp(GDP(mu), delta).epsilon)
+    with mpmath.workdps(DPS):
+        assert gaussian_delta_closed_form(mu, eps) <= mp(delta)
+        assert mp(eps) >= gaussian_exact_epsilon(mu, delta)

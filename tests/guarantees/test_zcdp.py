@@ -275,3 +275,26 @@ def test_compose_zcdp_rejects_delta_reaching_one() -> None:
         compose_zcdp([ApproxZCDP(0, "0.5"), ApproxZCDP(0, "0.5")])
 
 
+
+
+@pytest.mark.parametrize("slack", [5e-324, 1e-300, 0.5, 1 - 2**-53])
+@pytest.mark.parametrize("rho", [5e-324, 1e-300, 1e-8, 1.0, 1e300])
+def test_bun_steinke_extreme_inputs(rho: float, slack: float) -> None:
+    """R23-Lem2.3 (ii) at subnormal, tiny, huge rho and delta'' down to 5e-324 and up to
+    1 - 2**-53: the certified float is >= the closed form and within two ulps."""
+    eps = float(zcdp_to_dp_bun_steinke(ZCDP(rho), slack).epsilon)
+    with mpmath.workdps(DPS):
+        ref = mp(rho) + 2 * mpmath.sqrt(mp(rho) * mpmath.log(1 / mp(slack)))
+        assert mp(eps) >= ref
+        assert _ulps(eps, ref) <= 2
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-300, 1 - 2**-53])
+@pytest.mark.parametrize("rho", [1e-8, 1.0, 100.0])
+def test_cks20_extreme_deltas_stay_safe(rho: float, delta: float) -> None:
+    """EXT-CKS20 at extreme deltas: still >= the Gaussian's exact epsilon."""
+    eps = float(zcdp_to_dp_optimal(ZCDP(rho), delta).epsilon)
+    with mpmath.workdps(DPS):
+        mu = mpmath.sqrt(2 * mp(rho))
+        assert mp(eps) >= gaussian_exact_epsilon(mu, delta)
+    assert eps <= float(zcdp_to_dp_bun_steinke(ZCDP(rho), delta).epsilon)
