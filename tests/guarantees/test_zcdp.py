@@ -298,3 +298,12 @@ def test_cks20_extreme_deltas_stay_safe(rho: float, delta: float) -> None:
         mu = mpmath.sqrt(2 * mp(rho))
         assert mp(eps) >= gaussian_exact_epsilon(mu, delta)
     assert eps <= float(zcdp_to_dp_bun_steinke(ZCDP(rho), delta).epsilon)
+
+
+@settings(max_examples=20)
+@given(rhos, deltas)
+def test_bun_steinke_is_safe_for_the_gaussian(rho: float, slack: float) -> None:
+    """R23-Lem2.3 (ii) against the exact curve of the Gaussian with mu = sqrt(2 rho)."""
+    eps = float(zcdp_to_dp_bun_steinke(ZCDP(rho), slack).epsilon)
+    with mpmath.workdps(DPS):
+        assert gaussian_delta_lower(mpmath.sqrt(2 * mp(rho)), eps) <= mp(slack)
