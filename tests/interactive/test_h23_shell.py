@@ -92,14 +92,14 @@ def test_private_state_not_exposed() -> None:
 
 
 def _stress(threads: int, operations: int, seed: int) -> dict[str, object]:
-    budget = Fraction("40")
+    budget = Fraction("400")
     rule = PureDPFilter(budget)
     session = ConcurrentFilter(DATA, rule, seed=seed)
     children: list[object] = []
     guard = threading.Lock()
     errors: list[BaseException] = []
     epsilons = ("0.55", "0.6", "0.75")
-    mechanisms = {e: RandomizedResponseIM(e, 50) for e in epsilons}
+    mechanisms = {e: RandomizedResponseIM(e, 3) for e in epsilons}  # 0.6, 1.2, 3.3 each
     start = threading.Barrier(threads)
 
     def worker(k: int) -> None:
@@ -167,7 +167,7 @@ def _stress(threads: int, operations: int, seed: int) -> dict[str, object]:
 @pytest.mark.parametrize("seed", [11, 12])
 def test_thread_stress_default(seed: int) -> None:
     result = _stress(16, 1_000, seed)
-    assert int(result["launched"]) > 0 and int(result["refused"]) > 0  # type: ignore[call-overload]
+    assert int(result["launched"]) > 50 and int(result["refused"]) > 50  # type: ignore[call-overload]
 
 
 @pytest.mark.slow
