@@ -145,3 +145,18 @@ def test_printed_form_twin_via_hook() -> None:
     printed = Printed(1, "1e-6").start()
     assert printed.decide(PureDP("0.1")) is Decision.HALT  # 0.53 < 1: printed halts
     assert printed.decide(PureDP(2)) is Decision.CONTINUE  # above budget: printed continues
+
+
+def test_enclosure_straddling_the_budget_halts() -> None:
+    """Principle 6: admit only if the certified upper bound is <= the budget; a budget
+    inside the enclosure halts, one at its upper end is admitted."""
+    from adaptive_dp.filters.w23 import w23_bound
+    from adaptive_dp.numerics import exact_lower, exact_upper
+
+    ball = w23_bound(Fraction(3, 100), Fraction(1, 10**6))
+    lo, hi = exact_lower(ball), exact_upper(ball)
+    assert lo < hi
+    spends = [PureDP("0.1")] * 3
+    assert run(W23Filter(hi, "1e-6"), spends)[-1] is Decision.CONTINUE
+    assert run(W23Filter((lo + hi) / 2, "1e-6"), spends)[-1] is Decision.HALT
+    assert run(W23Filter(lo, "1e-6"), spends)[-1] is Decision.HALT
