@@ -107,3 +107,13 @@ def test_r23_def_a1_chapman_kolmogorov() -> None:
     se = math.sqrt(exact_tie / n)
     assert abs(np.mean(two == z1) - exact_tie) < 5 * se
     assert abs(np.mean(one == z1) - exact_tie) < 5 * se
+
+
+def test_r23_lem_a1_expost_value_of_a_run() -> None:
+    from fractions import Fraction
+
+    mech = LaplaceNoiseReduction("0.5", (2.0, 1.0, 0.25))
+    e = mech.expost(1.0)
+    assert e.epsilon == Fraction(1, 2) and e.delta == 0 and e.max_epsilon == 2
+    with pytest.raises(ValueError):
+        mech.expost(0.3)

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.errors import ParameterError
+from adaptive_dp.guarantees.expost import ExPost
 from adaptive_dp.mechanisms.noise_reduction import (
     NoiseReductionRelease,
     StoppingFunction,
@@ -162,6 +163,14 @@ class LaplaceNoiseReduction:
     def __init__(self, sensitivity: ExactLike, times: Sequence[float]) -> None:
         object.__setattr__(self, "sensitivity", exact_positive(sensitivity, "sensitivity"))
         object.__setattr__(self, "times", check_time_grid(times))
+
+    def expost(self, t_stop: float) -> ExPost:
+        """R23-LemA.1's ex-post value of a run stopped at ``t_stop``: (Delta_1/t_stop, 0),
+        with max_epsilon = Delta_1/t_min (exact: the time values are floats)."""
+        if t_stop not in self.times:
+            raise ParameterError("t_stop", t_stop, "a time value of the grid")
+        d = self.sensitivity
+        return ExPost(d / Fraction(t_stop), 0, d / Fraction(self.times[-1]))
 
     def release(
         self,
