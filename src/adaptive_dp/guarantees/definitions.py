@@ -44,7 +44,7 @@ def _order(value: object, name: str = "alpha") -> Fraction:
 
 @dataclass(frozen=True, slots=True, init=False)
 class PureDP:
-    """CS2080-Def1 / R23-Def2.1 with delta = 0: epsilon-DP.
+    """CS2080-PureDP (= R23-Def2.1 with delta = 0): epsilon-DP.
 
     "Pr[M(x) in T] <= e^epsilon Pr[M(x') in T] for all neighbours x, x' and sets T."
     """
@@ -159,7 +159,7 @@ class RDPCurve:
 
 @dataclass(frozen=True, slots=True, init=False)
 class GDP:
-    """EXT DRS19 (Dong-Roth-Su): mu-Gaussian DP, f-DP with f = G_mu.
+    """EXT-GDP (Dong-Roth-Su 2019): mu-Gaussian DP, f-DP with f = G_mu.
 
     "T(M(x), M(x')) >= G_mu, G_mu(a) = Phi(Phi^{-1}(1 - a) - mu)."
     """
