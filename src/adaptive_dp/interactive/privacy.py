@@ -20,10 +20,10 @@ filters' test "M' is d'-D DP" on declared guarantees.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flint import arb
 
@@ -47,6 +47,10 @@ from adaptive_dp.numerics import (
     exact_upper,
 )
 
+if TYPE_CHECKING:
+    from adaptive_dp.interactive.interaction import InteractiveAdversary
+    from adaptive_dp.interactive.mechanism import FiniteInteractiveMechanism
+
 __all__ = [
     "ApproxDPMeasure",
     "Distribution",
@@ -55,6 +59,7 @@ __all__ = [
     "ZCDPMeasure",
     "declared_within",
     "hockey_stick",
+    "is_d_dp",
     "renyi_divergence",
 ]
 
@@ -249,3 +254,28 @@ def declared_within(declared: object, parameter: object) -> bool:
         return g.mu <= d.mu
     return False
 
+
+
+def is_d_dp(
+    measure: ProbabilityDistance,
+    mechanism: FiniteInteractiveMechanism,
+    adversaries: Iterable[InteractiveAdversary],
+    pairs: Iterable[tuple[object, object]],
+    d: object,
+    *,
+    max_rounds: int = 64,
+) -> bool:
+    """H23-Def2.2 (with H23-Lem2.3): M is d-D DP iff "D(View(A <-> M(x)),
+    View(A <-> M(x'))) <= d" for every adversary and neighbours; by Lem 2.3 deterministic
+    adversaries suffice. Checked exactly (enumeration of a finite mechanism's views) for
+    the given deterministic ``adversaries`` and neighbouring ``pairs``: a necessary
+    condition, a certificate only when the adversaries exhaust the strategies."""
+    from adaptive_dp.interactive.interaction import view_distribution
+
+    for adversary in adversaries:
+        for x, x_prime in pairs:
+            p = view_distribution(adversary, mechanism, x, max_rounds=max_rounds)
+            q = view_distribution(adversary, mechanism, x_prime, max_rounds=max_rounds)
+            if not measure.holds(p, q, d):
+                return False
+    return True
