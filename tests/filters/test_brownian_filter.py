@@ -8,6 +8,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adaptive_dp.errors import ParameterError, UnsupportedGuaranteeError
 from adaptive_dp.filters.base import Decision
@@ -22,6 +24,7 @@ from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxZCDP
 from adaptive_dp.loss.brownian import bm_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
+from adaptive_dp.verify.claims.expost import _filter_experiment
 from adaptive_dp.verify.estimators import clopper_pearson
 
 
@@ -193,3 +196,19 @@ def test_r23_thm6_tail_under_stop_at_worst(gaussian_rho: float) -> None:
     k = int(np.sum(loss > 1.0))
     lower, _ = clopper_pearson(k, paths)
     assert lower <= 0.05
+
+
+@settings(max_examples=3, deadline=None)
+@given(
+    mode=st.sampled_from(["worst", "hug", "last"]),
+    rounds=st.integers(1, 6),
+    share=st.sampled_from([0.0, 0.05, 0.125, 0.3]),
+)
+def test_r23_thm6_hypothesis_adversaries(mode: str, rounds: int, share: float) -> None:
+    # generated adversaries (DESIGN: at most three per claim in the quick profile)
+    rule = UnifiedFilter(1, 0, "0.05")
+    run = _filter_experiment(rule, mode, rounds=rounds, gaussian_share=share)
+    for under in ("x", "x'"):
+        loss = run(1500, np.random.default_rng(rounds * 7 + int(share * 100)), under)
+        lower, _ = clopper_pearson(int(np.sum(loss > 1.0)), loss.size)
+        assert lower <= 0.05
