@@ -18,6 +18,9 @@ rho-zCDP by H23-Thm4.10). Hockey-stick, both orders of the pair.
   rho_c chosen from the last answer (1/4 after a large answer, else 1/8), and the
   path stops querying once its running loss exceeds 1 (stopping is post-processing of
   the released view).
+- ``H23-Thm4.11/budget-hugging``: the same scenario through the zCDP accumulator's
+  truncated view (H23-Lem2.19: F(.; rho) = I(G <= rho) with G = sum rho_i), i.e. the
+  concurrent zCDP odometer truncated at rho = 1/2.
 - Twin ``charge-answered-only`` (:class:`~adaptive_dp.verify.twins.interactive.
   ChargeAnsweredOnly`): the compositor charges a child only for the queries answered so
   far; in the budget-hugging scenario it admits all 12 children (true rho = 3/2), at
@@ -32,9 +35,12 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
+from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
+from adaptive_dp.guarantees.definitions import ZCDP
 from adaptive_dp.interactive.adversary import GAUSSIAN, RANDOMIZED_RESPONSE
 from adaptive_dp.interactive.batch import BatchChildView, BatchConcurrentFilter, BatchMove
+from adaptive_dp.odometers.accumulators import ZCDPAccumulator
 from adaptive_dp.verify.bounds import ZCDPComposition
 from adaptive_dp.verify.claims.base import Claim, Setup, Twin, profile_delta, samples_for
 from adaptive_dp.verify.estimators import Quantity
@@ -139,6 +145,21 @@ def _stop(profile: str) -> Setup:
                   f"stop when L > 1, rho=1/2, delta={float(delta)}")
 
 
+def _odometer(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_RHO))
+    return _setup(BatchConcurrentFilter(rule, _LAUNCHES), LaunchAllThenQuery(), delta,
+                  f"zCDP odometer truncated at rho=1/2; 12 launches of rho_c=1/8 before any "
+                  f"query, delta={float(delta)}")
+
+
+def _odometer_twin(profile: str) -> Setup:
+    rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_RHO))
+    return _setup(ChargeAnsweredOnly(rule, _LAUNCHES), LaunchAllThenQuery(), Fraction(1, 20),
+                  "charge-answered-only odometer, 12 launches of rho_c=1/8 before any query "
+                  "(all admitted: true rho 3/2), delta=0.05")
+
+
 def _twin(profile: str) -> Setup:
     return _setup(ChargeAnsweredOnly(ZCDPSumFilter(_RHO), _LAUNCHES), LaunchAllThenQuery(),
                   Fraction(1, 20), "charge-answered-only compositor, 12 launches of "
@@ -149,6 +170,10 @@ _CHARGE_ANSWERED = Twin("charge-answered-only",
                         "a child is charged only for the queries answered so far", _twin,
                         "H23-Thm4.10")
 
+_ODOMETER_CHARGE_ANSWERED = Twin("charge-answered-only",
+                                 "a child is charged only for the queries answered so far",
+                                 _odometer_twin, "H23-Thm4.11")
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm4.10", "budget-hugging", Quantity.HOCKEY_STICK,
           "concurrent zCDP filter: the whole view of interleaved Gaussian and RR children "
@@ -156,4 +181,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm4.10", "stop-at-worst", Quantity.HOCKEY_STICK,
           "concurrent zCDP filter under adaptive parameters and stopping at the worst moment",
           _stop, (_CHARGE_ANSWERED,)),
+    Claim("H23-Thm4.11", "budget-hugging", Quantity.HOCKEY_STICK,
+          "concurrent zCDP odometer: the view truncated at rho is rho-zCDP",
+          _odometer, (_ODOMETER_CHARGE_ANSWERED,)),
 )
