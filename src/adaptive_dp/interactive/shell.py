@@ -155,8 +155,9 @@ class Child:
 
 
 class ConcurrentFilter(_Session):
-    """A concurrent filter session: F(.; d)-FiltCon(IM) (H23-Def2.7 / Alg 3) with the
-    continuation rule ``rule`` in refuse-and-continue mode."""
+    """H23-Def2.7 / Alg 3, analyst-facing: a concurrent filter session running
+    F(.; d)-FiltCon(IM) with the continuation rule ``rule`` in refuse-and-continue mode
+    (reading A6), behind one lock."""
 
     __slots__ = ()
 
@@ -185,8 +186,9 @@ class ConcurrentFilter(_Session):
 
 
 class ConcurrentOdometer(_Session):
-    """A concurrent odometer session: G-OdomCon(IM) (H23-Def2.13 / Alg 6): launches are
-    never refused for budget; ``privacy_loss()`` is G over the launched parameters."""
+    """H23-Def2.13 / Alg 6, analyst-facing: a concurrent odometer session running
+    G-OdomCon(IM) behind one lock; launches are never refused for budget;
+    ``privacy_loss()`` (H23-Def1.12) is G over the launched parameters."""
 
     __slots__ = ()
 
