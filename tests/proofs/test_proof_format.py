@@ -252,3 +252,21 @@ def test_shipped_proofs_load() -> None:
         load_proof("NOPE-Thm0")
     with pytest.raises(ProofNotFoundError):
         load_proof("README")
+
+
+def test_loop_data_is_followed_but_headers_are_not_mutated() -> None:
+    step = _step(
+        """\
+        import sympy as sp
+
+        def check():
+            table = [sp.Rational("1/4") * 3, sp.Rational("1/4")]
+            total = sum(p for p in table)
+            count = sum(1 for k in range(5))
+            return total == 1 and count == 5
+        """
+    )
+    descriptions = [mutant.description for mutant in mutants(step)]
+    assert any("literal 3" in text for text in descriptions)  # reached through 'table'
+    assert not any("literal 5 ->" in text and "line 6" in text for text in descriptions)
+    assert mutation_report(step).survivors == ()

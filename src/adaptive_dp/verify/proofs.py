@@ -48,8 +48,10 @@ The mutation rule (what :func:`mutants` changes, precisely):
    expression* it names: for each name ``v`` read in the region, the right-hand side of
    every assignment to ``v`` inside ``check`` (``v = e``, ``v: T = e``, ``v += e``,
    tuple targets included, at any depth) and the ``return`` expressions of a nested
-   ``def v(...)``. Loop headers (``for i in range(n)``), ``with`` headers and attribute
-   assignments (``mp.dps = 50``) are never part of the region.
+   ``def v(...)``. Loop headers (``for i in range(n)``, the ``in`` part of a comprehension),
+   ``with`` headers and attribute assignments (``mp.dps = 50``) are never mutated
+   themselves; but when a loop variable is read in the region, the names its header reads
+   are followed (``for p, q in pairs`` brings the assignment of ``pairs`` into the region).
 3. Not mutated (precision settings, tolerances and sample points): names starting with
    ``tol`` (and arithmetic directly combining such a name), the value side of a comparison whose
    other side is a call of ``abs``/``fabs``/``Abs`` (in ``abs(a - b) < 1e-20`` the bound
@@ -57,7 +59,8 @@ The mutation rule (what :func:`mutants` changes, precisely):
    ``sp.N(x, n=50)``, ``mp.quad(f, [0, 1], maxdegree=8)``), string literals, and the
    iterables of comprehensions and ``for`` loops. A mutated sample point changes both
    sides of a relation alike, so give sample points as strings (``mp.mpf("3.5")``,
-   ``sp.Rational("7/2")``) or iterate over them (``for a in (2, 3, 10)``).
+   ``sp.Rational("7/2")``) or iterate over them written inline in the header
+   (``for a in (2, 3, 10)``, not ``orders = (2, 3, 10)`` then ``for a in orders``).
 4. Mutation operators, one site at a time: a numeric literal ``c`` becomes ``c + 1``
    (so 0 -> 1, 1 -> 2, 0.5 -> 1.5); ``+`` <-> ``-``; ``*`` <-> ``/``; ``//`` -> ``*``;
    ``a ** b`` -> ``a ** (b + 1)``; unary minus is dropped; a comparison operator is
@@ -593,7 +596,11 @@ def _region_sites(tree: ast.Module, check: ast.FunctionDef) -> list[_Site]:
         elif isinstance(target, ast.Starred):
             yield from targets(target.value)
 
+    loop_sources: dict[str, list[ast.expr]] = {}
     for node in ast.walk(check):
+        if isinstance(node, ast.For | ast.comprehension):
+            for name in targets(node.target):
+                loop_sources.setdefault(name, []).append(node.iter)
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 for name in targets(target):
@@ -628,11 +635,19 @@ def _region_sites(tree: ast.Module, check: ast.FunctionDef) -> list[_Site]:
         seen_names.add(name)
         pending.extend(assignments.get(name, ()))
         pending.extend(helpers.get(name, ()))
+        for source in loop_sources.get(name, ()):
+            follow_names(source)
         for node in aug.get(name, ()):
             symbol = _SYMBOL.get(type(node.op))
             if type(node.op) in _BIN_SWAP and symbol is not None:
                 add(node, "augassign", f"line {node.lineno}: '{symbol}=' swapped")
             pending.append(node.value)
+
+    def follow_names(header: ast.expr) -> None:
+        # a loop header is never mutated itself, but the data it iterates over is followed
+        for node in ast.walk(header):
+            if isinstance(node, ast.Name):
+                follow(node.id)
 
     def visit(node: ast.AST) -> None:
         if id(node) in visited:
@@ -688,7 +703,7 @@ def _region_sites(tree: ast.Module, check: ast.FunctionDef) -> list[_Site]:
             for generator in node.generators:
                 for condition in generator.ifs:
                     visit(condition)
-            return  # the iterables are loop headers: sample points, not the relation
+            return  # the iterables are loop headers (followed through their targets)
         if isinstance(node, ast.DictComp):
             visit(node.value)
             return
