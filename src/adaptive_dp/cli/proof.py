@@ -128,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
     if proof.provenance:
         print(f"Provenance:\n{proof.provenance}\n")
     for step in report["steps"]:
-        print(f"{step['number']}. [{step['kind']}] {step['status']}: {step['text']}")
+        tag = step["kind"] if step["kind"] == "argument" else f"{step['kind']}: {step['status']}"
+        print(f"{step['number']}. [{tag}] {step['text']}")
         if step["status"] not in ("argument", "checked-pass"):
             print(f"   -> {step['detail']}")
         if "mutants" in step:
