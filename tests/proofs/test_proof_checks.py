@@ -100,3 +100,20 @@ def test_foundation_checked_share() -> None:
     for proof in proofs:
         assert proof.checked_steps, f"{proof.id} has no checked step"
         assert proof.provenance, f"{proof.id} does not say what is external or reconstructed"
+
+
+def test_foundation_proofs_cite_spec_ids() -> None:
+    import tomllib
+
+    from adaptive_dp.resources import data_dir
+
+    known: set[str] = set()
+    for entry in data_dir("spec").iterdir():
+        if entry.name.endswith(".toml"):
+            for item in tomllib.loads(entry.read_text(encoding="utf-8")).get("item", []):
+                known.add(item["id"])
+                known.update(item.get("aliases", []))
+    for proof_id in FOUNDATION:
+        assert proof_id in known, f"{proof_id} is not a spec id"
+        unknown = [used for used in load_proof(proof_id).uses if used not in known]
+        assert not unknown, f"{proof_id} cites unknown ids {unknown}"
