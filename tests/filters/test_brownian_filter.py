@@ -21,7 +21,7 @@ from adaptive_dp.filters.brownian import (
     smallest_time_value,
 )
 from adaptive_dp.filters.zcdp import ZCDPFilter
-from adaptive_dp.guarantees.definitions import ZCDP, ApproxZCDP
+from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, ApproxZCDP
 from adaptive_dp.loss.brownian import bm_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
 from adaptive_dp.verify.claims.expost import _filter_experiment
@@ -212,3 +212,23 @@ def test_r23_thm6_hypothesis_adversaries(mode: str, rounds: int, share: float) -
         loss = run(1500, np.random.default_rng(rounds * 7 + int(share * 100)), under)
         lower, _ = clopper_pearson(int(np.sum(loss > 1.0)), loss.size)
         assert lower <= 0.05
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.floats(0.5, 200), st.floats(1, 4)), min_size=1,
+                max_size=15))
+def test_r23_thm6_never_charges_past_the_budget(
+    steps: list[tuple[bool, float, float]],
+) -> None:
+    # whatever is requested, the certified bound of what was charged stays <= epsilon,
+    # and a refused request leaves the state unchanged
+    rule = UnifiedFilter(1, 0, "0.05")
+    state = rule.start()
+    for is_bm, t_min, ratio in steps:
+        spend = bm_spend(1, t_min, t_min * ratio) if is_bm else ZCDP(1 / (2 * t_min))
+        d, new = state.spend(spend)
+        if d is Decision.HALT:
+            assert new == state
+        state = new
+        spent = state.spent()
+        assert isinstance(spent, ApproxDP) and spent.epsilon <= 1
