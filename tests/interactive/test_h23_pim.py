@@ -17,7 +17,7 @@ from adaptive_dp.filters.basic import PureDPFilter
 from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, PureDP
-from adaptive_dp.interactive.concurrent import Query
+from adaptive_dp.interactive.concurrent import ConComp, Query
 from adaptive_dp.interactive.filtered import FiltCon, FiltNIM
 from adaptive_dp.interactive.interaction import (
     FunctionAdversary,
@@ -27,6 +27,8 @@ from adaptive_dp.interactive.interaction import (
 )
 from adaptive_dp.interactive.mechanism import (
     LAMBDA,
+    STARTED,
+    InteractiveMechanism,
     Launch,
     RandomizedResponseIM,
     Refusal,
@@ -44,7 +46,7 @@ from adaptive_dp.interactive.pim import (
     ZCDPToRDP,
     collapse_view,
 )
-from adaptive_dp.interactive.privacy import ApproxDPMeasure
+from adaptive_dp.interactive.privacy import ApproxDPMeasure, declared_within
 
 RR = RandomizedResponseIM("0.75", 3)
 
@@ -334,3 +336,65 @@ def test_alg11_exact_distributions_and_privacy() -> None:
     d0 = view_distribution(adv, FiltCon(PureDPFilter(budget), terminal=False), (0, 1))
     d1 = view_distribution(adv, FiltCon(PureDPFilter(budget), terminal=False), (1, 1))
     assert ApproxDPMeasure().holds(d0, d1, (Fraction(budget), 0))
+
+
+# -- H23-Lem4.7's base case: F_2-FiltCon(IM) from ConComp(M_1, U_{alpha, eps - eps_1}) ------
+
+
+@dataclass(frozen=True)
+class BaseCasePIM:
+    """The base case of Lem 4.7 made executable: with the first launch (M_1, eps_1)
+    fixed (deterministic adversary), P o ConComp(M_1, U_{alpha, eps - eps_1}) behaves as
+    F_2(.; eps)-FiltCon(IM): the first launch is answered with M_1's (constant) first
+    message, (1, q) goes to M_1, a second launch becomes U's first query (U's
+    "invalid query" for an over-budget request is the filter's "insufficient budget";
+    an undeclared request is refused by P itself), later launches hit the cap."""
+
+    first: Launch
+    alpha: Fraction
+
+    def step(self, state: object, tag: Tag, message: object) -> tuple[object, Tag, object]:
+        # state: (launched count, pending kind)
+        n: int = 0
+        pending: str | None = None
+        if isinstance(state, tuple):
+            n, pending = state
+        if tag is A:
+            if state is LAMBDA:
+                return (0, None), A, message  # ConComp's initialization (lambda)
+            if pending == "second":
+                if message is Refusal.INVALID_QUERY:
+                    return (n, None), A, Refusal.INSUFFICIENT_BUDGET
+                return (n + 1, None), A, message
+            return (n, None), A, message
+        if isinstance(message, Launch):
+            if n == 0:
+                assert message == self.first
+                return (1, None), A, STARTED
+            if n >= 2:
+                return (n, None), A, Refusal.AT_MECHANISM_COUNT_LIMIT
+            g = getattr(message.mechanism, "guarantee", None)
+            if not (isinstance(message.parameter, RDP) and g is not None
+                    and declared_within(g, message.parameter)):
+                return (n, None), A, Refusal.DIVERGENCE_CANNOT_BE_PARSED
+            return (n, "second"), Q, Query(2, message)
+        if isinstance(message, Query) and message.j in (1, 2) and message.j <= n:
+            return (n, None), Q, message
+        return (n, None), A, Refusal.INVALID_QUERY
+
+
+@settings(max_examples=40)
+@given(_TOKENS, st.integers(0, 2**16))
+def test_lem47_base_case_universal_mechanism(tokens: list[tuple[str, object]], seed: int) -> None:
+    eps = Fraction("1.6")
+    first_mech, first_par = _CHILDREN["b"]
+    first = Launch(first_mech, first_par)
+    f2 = FiltCon(RDPFilter(_ALPHA, eps), 2, terminal=False)
+    rest = eps - first_par.epsilon
+    assert isinstance(first_mech, InteractiveMechanism)
+    base = Postprocessed(BaseCasePIM(first, Fraction(_ALPHA)),
+                         ConComp((first_mech, UniversalRDP(_ALPHA, rest))))
+    adv = ScriptedAdversary((first, *(_request(t) for t in tokens)))
+    a = interact(adv, f2, (1, 0), np.random.default_rng(seed))
+    b = interact(adv, base, (1, 0), np.random.default_rng(seed))
+    assert a.messages == b.messages
