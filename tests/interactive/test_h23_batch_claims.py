@@ -58,3 +58,24 @@ def test_registered_claims_hold_and_twins_caught(claim: object) -> None:
     result = run_claim(claim, "quick", 0)  # type: ignore[arg-type]
     assert result.result.verdict is Verdict.HOLDS
     assert result.twins and all(t.result.verdict is Verdict.VIOLATED for t in result.twins)
+
+
+def test_pure_mode_w23_admissions() -> None:
+    """Pure-DP mode with the W23 filter (H23-ThmB.3): the number of admitted eps_c = 0.15
+    children is the largest k with sqrt(2 ln(1/delta') k eps_c^2) + k eps_c^2 / 2 <= 2,
+    computed here with mpmath; Gaussian launches are refused in pure mode."""
+    import mpmath as mp
+
+    from adaptive_dp.filters.w23 import W23Filter
+    from adaptive_dp.verify.claims.interactive import PureLaunchAllThenQuery
+
+    rng = np.random.default_rng(8)
+    out = BatchConcurrentFilter(W23Filter(2, "0.05", 0), 150, "epsilon").run(
+        PureLaunchAllThenQuery(), 100, rng)
+    c = 2 * mp.log(20)
+    k = max(n for n in range(151)
+            if mp.sqrt(c * n * mp.mpf("0.0225")) + n * mp.mpf("0.0225") / 2 <= 2)
+    assert np.all(out.launched == k)
+    gauss = BatchConcurrentFilter(ZCDPSumFilter(1), 12, "epsilon").run(
+        LaunchAllThenQuery(), 50, rng)
+    assert np.all(gauss.launched == 6)  # only the randomized-response half

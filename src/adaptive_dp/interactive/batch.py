@@ -14,8 +14,13 @@ answering counting queries (sensitivity 1; worst-case neighbours: the queried co
   eps-randomized response with eps = sqrt(2 rho_c / rounds) (eps-DP implies
   eps^2/2-zCDP, R23-Lem2.3; answers compose, R23-Lem2.4).
 
+With ``parameter="epsilon"`` the children are pure-DP instead: a randomized-response
+child declared eps_c-DP over ``rounds`` answers answers each with eps_c / rounds (basic
+composition); the ``rho`` field of a move then carries eps_c (Gaussian children are
+refused in that mode: they are not pure DP).
+
 The continuation rule (the rule's float fast path, which never admits what the
-certified path refuses) is consulted only at launches, with the declared rho_c (the
+certified path refuses) is consulted only at launches, with the declared parameter (the
 budget is paid at launch, H23 section 1.4); queries are never budget-checked. A refused
 launch releases nothing (refuse-and-continue). The privacy loss of each path's whole
 view is the sum over released answers of log p_x(y) / p_x'(y), from the mechanisms'
@@ -98,6 +103,7 @@ class BatchConcurrentFilter:
 
     rule: Rule
     max_children: int = 16
+    parameter: str = "rho"
 
     def _launch_charge(self, rho: FloatArray) -> FloatArray:
         """What a launch is charged: its declared rho_c (the budget is paid at launch)."""
@@ -117,6 +123,9 @@ class BatchConcurrentFilter:
     ) -> BatchOutcome:
         if under not in ("x", "x'"):
             raise ValueError(f"under={under!r} is not allowed: expected 'x' or \"x'\"")
+        if self.parameter not in ("rho", "epsilon"):
+            raise ValueError(f"parameter={self.parameter!r} is not allowed: 'rho' or 'epsilon'")
+        pure = self.parameter == "epsilon"
         center = 0.0 if under == "x" else 1.0
         other = 1.0 - center
         c = self.max_children
@@ -137,6 +146,8 @@ class BatchConcurrentFilter:
                                   admitted.copy(), loss.copy())
             move = adversary.choose(view, rng)
             want = np.asarray(move.launch, dtype=bool) & (launched < c)
+            if pure:
+                want &= np.asarray(move.kind) == RANDOMIZED_RESPONSE
             rho = np.where(want, np.asarray(move.rho, dtype=np.float64), 0.0)
             ok, state = state.spend(np.where(want, self._launch_charge(rho), 0.0))
             admitted = want & ok
@@ -150,8 +161,10 @@ class BatchConcurrentFilter:
                 rho_c[idx, slot] = rc
                 rounds_c[idx, slot] = r
                 left[idx, slot] = r.astype(np.int64)
-                param[idx, slot] = np.where(
-                    k == GAUSSIAN, np.sqrt(r / (2 * rc)), np.sqrt(2 * rc / r)
+                param[idx, slot] = (
+                    rc / r
+                    if pure
+                    else np.where(k == GAUSSIAN, np.sqrt(r / (2 * rc)), np.sqrt(2 * rc / r))
                 )
                 launched[admitted] += 1
             child = np.asarray(move.child, dtype=np.int64)

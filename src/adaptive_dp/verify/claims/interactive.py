@@ -21,6 +21,12 @@ rho-zCDP by H23-Thm4.10). Hockey-stick, both orders of the pair.
 - ``H23-Thm4.11/budget-hugging``: the same scenario through the zCDP accumulator's
   truncated view (H23-Lem2.19: F(.; rho) = I(G <= rho) with G = sum rho_i), i.e. the
   concurrent zCDP odometer truncated at rho = 1/2.
+- ``H23-Cor3.5/budget-hugging``: the W23 (epsilon, delta) filter (H23-ThmB.3) with
+  epsilon = 2, delta' = 0.05 (quick) / 1e-3 (full), delta'' = 0, lifted to interactive
+  randomized-response children (pure-DP mode of the batch compositor): 150 launch
+  requests of eps_c = 0.15 before any query (22 admitted at delta' = 0.05), then every
+  child is queried; hockey-stick at epsilon = 2 against delta'. Twin
+  ``charge-answered-only`` (all 150 admitted).
 - Twin ``charge-answered-only`` (:class:`~adaptive_dp.verify.twins.interactive.
   ChargeAnsweredOnly`): the compositor charges a child only for the queries answered so
   far; in the budget-hugging scenario it admits all 12 children (true rho = 3/2), at
@@ -36,6 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
+from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
 from adaptive_dp.guarantees.definitions import ZCDP
 from adaptive_dp.interactive.adversary import GAUSSIAN, RANDOMIZED_RESPONSE
@@ -46,7 +53,7 @@ from adaptive_dp.verify.claims.base import Claim, Setup, Twin, profile_delta, sa
 from adaptive_dp.verify.estimators import Quantity
 from adaptive_dp.verify.twins.interactive import ChargeAnsweredOnly
 
-__all__ = ["CLAIMS", "InterleavedStopAtWorst", "LaunchAllThenQuery"]
+__all__ = ["CLAIMS", "InterleavedStopAtWorst", "LaunchAllThenQuery", "PureLaunchAllThenQuery"]
 
 _RHO = Fraction(1, 2)
 _CHILD_RHO = 1 / 8
@@ -114,9 +121,36 @@ class InterleavedStopAtWorst:
 
 
 @dataclass(frozen=True, slots=True)
+class PureLaunchAllThenQuery:
+    """Launch ``launches`` randomized-response children of total epsilon ``epsilon``
+    (one answer each) before any query, then query round-robin."""
+
+    launches: int = 150
+    epsilon: float = 0.15
+
+    @property
+    def horizon(self) -> int:
+        return 2 * self.launches
+
+    def choose(self, view: BatchChildView, rng: np.random.Generator) -> BatchMove:
+        paths = view.launched.shape[0]
+        t = view.step
+        one = np.ones(paths, dtype=np.int64)
+        if t < self.launches:
+            return BatchMove(np.ones(paths, dtype=bool),
+                             np.full(paths, RANDOMIZED_RESPONSE, dtype=np.int8),
+                             np.full(paths, self.epsilon), one, -one)
+        n = np.maximum(view.launched, 1)
+        child = np.where(view.launched > 0, (t - self.launches) % n, -1)
+        return BatchMove(np.zeros(paths, dtype=bool),
+                         np.full(paths, RANDOMIZED_RESPONSE, dtype=np.int8),
+                         np.zeros(paths), one, child.astype(np.int64))
+
+
+@dataclass(frozen=True, slots=True)
 class _Experiment:
     compositor: BatchConcurrentFilter
-    adversary: LaunchAllThenQuery | InterleavedStopAtWorst
+    adversary: LaunchAllThenQuery | InterleavedStopAtWorst | PureLaunchAllThenQuery
 
     def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[np.float64]:
         return self.compositor.run(self.adversary, paths, rng, under=under).loss
@@ -160,6 +194,28 @@ def _odometer_twin(profile: str) -> Setup:
                   "(all admitted: true rho 3/2), delta=0.05")
 
 
+def _w23_setup(compositor: BatchConcurrentFilter, delta: Fraction, note: str) -> Setup:
+    claimed = float(delta)
+    experiment = _Experiment(compositor, PureLaunchAllThenQuery())
+    return Setup(Quantity.HOCKEY_STICK, 2.0, claimed, experiment,
+                 samples_for(Quantity.HOCKEY_STICK, claimed), note=note)
+
+
+def _w23(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    rule = W23Filter(2, delta, 0)
+    return _w23_setup(BatchConcurrentFilter(rule, 150, "epsilon"), delta,
+                      f"W23 filter eps=2, delta'={float(delta)}: 150 RR launches of eps_c=0.15 "
+                      f"before any query, then every child queried")
+
+
+def _w23_twin(profile: str) -> Setup:
+    rule = W23Filter(2, Fraction(1, 20), 0)
+    return _w23_setup(ChargeAnsweredOnly(rule, 150, "epsilon"), Fraction(1, 20),
+                      "charge-answered-only compositor, W23 eps=2, delta'=0.05, 150 RR "
+                      "launches of eps_c=0.15 before any query (all admitted)")
+
+
 def _twin(profile: str) -> Setup:
     return _setup(ChargeAnsweredOnly(ZCDPSumFilter(_RHO), _LAUNCHES), LaunchAllThenQuery(),
                   Fraction(1, 20), "charge-answered-only compositor, 12 launches of "
@@ -174,6 +230,10 @@ _ODOMETER_CHARGE_ANSWERED = Twin("charge-answered-only",
                                  "a child is charged only for the queries answered so far",
                                  _odometer_twin, "H23-Thm4.11")
 
+_W23_CHARGE_ANSWERED = Twin("charge-answered-only",
+                            "a child is charged only for the queries answered so far",
+                            _w23_twin, "H23-Cor3.5")
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm4.10", "budget-hugging", Quantity.HOCKEY_STICK,
           "concurrent zCDP filter: the whole view of interleaved Gaussian and RR children "
@@ -184,4 +244,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm4.11", "budget-hugging", Quantity.HOCKEY_STICK,
           "concurrent zCDP odometer: the view truncated at rho is rho-zCDP",
           _odometer, (_ODOMETER_CHARGE_ANSWERED,)),
+    Claim("H23-Cor3.5", "budget-hugging", Quantity.HOCKEY_STICK,
+          "the W23 (epsilon, delta) filter lifted to concurrently composed interactive "
+          "randomized-response children", _w23, (_W23_CHARGE_ANSWERED,)),
 )
