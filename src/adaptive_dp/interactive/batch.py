@@ -26,8 +26,8 @@ launch releases nothing (refuse-and-continue). The privacy loss of each path's w
 view is the sum over released answers of log p_x(y) / p_x'(y), from the mechanisms'
 array log densities (DESIGN principle 8), in the order of the sampling side.
 
-Two private hooks, ``_launch_charge`` and ``_answer_charge``, say what is charged when;
-a negative control in ``verify/twins/`` overrides them (one named defect).
+One private hook, ``_charges``, says what is charged when; a negative control in
+``verify/twins/`` overrides it (one named defect).
 """
 
 from __future__ import annotations
@@ -105,13 +105,11 @@ class BatchConcurrentFilter:
     max_children: int = 16
     parameter: str = "rho"
 
-    def _launch_charge(self, rho: FloatArray) -> FloatArray:
-        """What a launch is charged: its declared rho_c (the budget is paid at launch)."""
-        return rho
-
-    def _answer_charge(self, rho: FloatArray, rounds: FloatArray) -> FloatArray:
-        """What an answered query is charged: nothing (paid at launch)."""
-        return np.zeros_like(rho)
+    def _charges(self, declared: FloatArray, rounds: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The private hook: what a child is charged at its launch and per answered
+        query. Valid: its declared parameter at launch, nothing per answer (the budget is
+        paid at launch, H23 section 1.4)."""
+        return declared, np.zeros_like(declared)
 
     def run(
         self,
@@ -149,7 +147,9 @@ class BatchConcurrentFilter:
             if pure:
                 want &= np.asarray(move.kind) == RANDOMIZED_RESPONSE
             rho = np.where(want, np.asarray(move.rho, dtype=np.float64), 0.0)
-            ok, state = state.spend(np.where(want, self._launch_charge(rho), 0.0))
+            requested = np.asarray(move.rounds).astype(np.float64)
+            at_launch, _ = self._charges(rho, np.maximum(requested, 1.0))
+            ok, state = state.spend(np.where(want, at_launch, 0.0))
             admitted = want & ok
             if admitted.any():
                 idx = rows[admitted]
@@ -190,7 +190,7 @@ class BatchConcurrentFilter:
                 left[idx, j] -= 1
                 answers[idx] += 1
                 charge = np.zeros(paths)
-                charge[idx] = self._answer_charge(rho_c[idx, j], rounds_c[idx, j])
+                charge[idx] = self._charges(rho_c[idx, j], rounds_c[idx, j])[1]
                 if charge.any():
                     _, state = state.spend(charge)
         declared = rho_c.sum(axis=1)

@@ -23,9 +23,6 @@ __all__ = ["ChargeAnsweredOnly"]
 class ChargeAnsweredOnly(BatchConcurrentFilter):
     """Twin of H23-Thm4.10 (defect: budget paid per answered query, not at launch)."""
 
-    def _launch_charge(self, rho: FloatArray) -> FloatArray:
-        return np.zeros_like(rho)
-
-    def _answer_charge(self, rho: FloatArray, rounds: FloatArray) -> FloatArray:
-        out: FloatArray = rho / rounds
-        return out
+    def _charges(self, declared: FloatArray, rounds: FloatArray) -> tuple[FloatArray, FloatArray]:
+        per_answer: FloatArray = declared / rounds
+        return np.zeros_like(declared), per_answer
