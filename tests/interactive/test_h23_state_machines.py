@@ -8,6 +8,7 @@ subsets S, and sampling frequencies against the enumerated distribution."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from fractions import Fraction
 
 import mpmath as mp
@@ -35,11 +36,14 @@ from adaptive_dp.interactive.mechanism import (
 )
 from adaptive_dp.interactive.privacy import (
     ApproxDPMeasure,
+    FDPMeasure,
     RDPMeasure,
     ZCDPMeasure,
     declared_within,
     hockey_stick,
     renyi_divergence,
+    tradeoff_at,
+    tradeoff_points,
 )
 
 
@@ -260,3 +264,38 @@ def test_measures_poset() -> None:
     assert m.leq((1, 0), (1, 0)) and not m.leq((1, "0.1"), (2, 0))
     assert RDPMeasure(2).leq(1, 2) and not RDPMeasure(2).leq(3, 2)
     assert ZCDPMeasure().leq(ZCDP(1), 1)
+
+
+def _f_eps_delta(eps: float, delta: float) -> Callable[[float], float]:
+    """H23-FEpsDelta, typed here from the seed: max{0, 1-delta-e^eps a, e^-eps (1-delta-a)}."""
+    e = float(mp.e ** eps)
+
+    def f(a: float) -> float:
+        return max(0.0, 1 - delta - e * a, (1 - delta - a) / e)
+
+    return f
+
+
+def test_def31_def32_tradeoff_of_rr_is_f_eps_0() -> None:
+    """H23-Def3.1 / H23-Def3.2: one RR answer with p = 3/4 has T = f_{ln 3, 0} exactly
+    (breakpoints (0, 1), (1/4, 1/4), (1, 0)); FDPMeasure accepts f_{ln 3, 0} and refuses
+    f_{ln 3 - 0.01, 0}; T(P, P)(alpha) = 1 - alpha."""
+    m = RandomizedResponseIM("0.75", 1)
+    adv = FunctionAdversary(lambda h: 0 if len(h) < 2 else Refusal.HALT)
+    d0 = view_distribution(adv, m, (0,))
+    d1 = view_distribution(adv, m, (1,))
+    pts = tradeoff_points(d0, d1)
+    assert pts == ((Fraction(0), Fraction(1)), (Fraction(1, 4), Fraction(1, 4)),
+                   (Fraction(1), Fraction(0)))
+    ln3 = float(mp.log(3))
+    f = _f_eps_delta(ln3, 0.0)
+    for a in (0.0, 0.1, 0.25, 0.6, 1.0):
+        assert abs(float(tradeoff_at(pts, Fraction(a))) - f(a)) < 1e-12
+    fdp = FDPMeasure()
+    assert fdp.holds(d0, d1, f)
+    assert not fdp.holds(d0, d1, _f_eps_delta(ln3 - 0.01, 0.0))
+    same = tradeoff_points(d0, d0)
+    assert all(abs(float(tradeoff_at(same, Fraction(a))) - (1 - a)) < 1e-15
+               for a in (0.0, 0.3, 0.75, 1.0))
+    assert fdp.leq(_f_eps_delta(0.5, 0.0), _f_eps_delta(1.0, 0.0))
+    assert not fdp.leq(_f_eps_delta(1.0, 0.0), _f_eps_delta(0.5, 0.0))

@@ -13,17 +13,19 @@ from :func:`adaptive_dp.interactive.interaction.view_distribution`). Measures:
 :class:`ApproxDPMeasure` (H23-Def1.7: (epsilon, delta) ordered componentwise; D(P, Q) <=
 (epsilon, delta) iff sup_S P(S) - e^epsilon Q(S) <= delta in both orders, computed as
 sum_w (P(w) - e^epsilon Q(w))_+ and certified), :class:`RDPMeasure` (H23-Def1.3 at a
-fixed order, certified) and :class:`ZCDPMeasure` (H23-Def4.4 on a finite grid of
-orders: a necessary check, never a certificate of zCDP). ``declared_within`` is the
+fixed order, certified), :class:`ZCDPMeasure` (H23-Def4.4 on a finite grid of
+orders: a necessary check, never a certificate of zCDP) and :class:`FDPMeasure`
+(H23-Def3.2, exact trade-off curves of finite distributions, H23-Def3.1). ``declared_within`` is the
 filters' test "M' is d'-D DP" on declared guarantees.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+import itertools
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from flint import arb
 
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApproxDPMeasure",
     "Distribution",
+    "FDPMeasure",
     "ProbabilityDistance",
     "RDPMeasure",
     "ZCDPMeasure",
@@ -61,6 +64,8 @@ __all__ = [
     "hockey_stick",
     "is_d_dp",
     "renyi_divergence",
+    "tradeoff_at",
+    "tradeoff_points",
 ]
 
 Distribution = Mapping[Any, Fraction]
@@ -279,3 +284,63 @@ def is_d_dp(
             if not measure.holds(p, q, d):
                 return False
     return True
+
+
+def tradeoff_points(p: Distribution, q: Distribution) -> tuple[tuple[Fraction, Fraction], ...]:
+    """H23-Def3.1 for finite distributions: the breakpoints (alpha, beta) of the
+    trade-off function T(P, Q) (type I error under P, type II error under Q), exact.
+    Neyman-Pearson: reject the outcomes in decreasing order of Q(w)/P(w) (randomizing on
+    the boundary), so T is the convex, piecewise-linear curve through these points; the
+    infimum is over alpha_phi <= alpha (reading A26)."""
+    keys = _support(p, q)
+
+    def order(w: Hashable) -> tuple[int, Fraction]:
+        pw, qw = p.get(w, Fraction(0)), q.get(w, Fraction(0))
+        if pw == 0:
+            return (0, -qw)  # infinite ratio first
+        return (1, -(qw / pw))
+
+    points = [(Fraction(0), Fraction(1))]
+    a, power = Fraction(0), Fraction(0)
+    for w in sorted(keys, key=order):
+        a += p.get(w, Fraction(0))
+        power += q.get(w, Fraction(0))
+        points.append((a, 1 - power))
+    return tuple(points)
+
+
+def tradeoff_at(points: tuple[tuple[Fraction, Fraction], ...], alpha: Fraction) -> Fraction:
+    """T(P, Q)(alpha) by linear interpolation between the breakpoints (randomized tests)."""
+    best = Fraction(1)
+    for (a0, b0), (a1, b1) in itertools.pairwise(points):
+        if a0 <= alpha <= a1:
+            val = b0 if a1 == a0 else b0 + (b1 - b0) * (alpha - a0) / (a1 - a0)
+            best = min(best, val)
+        elif a1 < alpha:
+            best = min(best, b1)
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class FDPMeasure:
+    """H23-Def3.2 as a generalized distance (H23 "f-DP as D DP"): trade-off functions
+    ordered by f1 <= f2 iff f1(alpha) >= f2(alpha) for all alpha ("a larger trade-off
+    function means less privacy loss"), checked on ``grid``; D(P, Q) <= f iff
+    T(P, Q) >= f, in both orders of the pair. For a convex f it suffices to compare at
+    the breakpoints of T (T - f is concave between them), so ``holds`` is exact up to
+    the float evaluation of f (slack 1e-12)."""
+
+    grid: tuple[float, ...] = tuple(i / 200 for i in range(201))
+
+    def leq(self, d1: object, d2: object) -> bool:
+        f1 = cast(Callable[[float], float], d1)
+        f2 = cast(Callable[[float], float], d2)
+        return all(f1(a) >= f2(a) for a in self.grid)
+
+    def holds(self, p: Distribution, q: Distribution, d: object) -> bool:
+        f = cast(Callable[[float], float], d)
+        for a, b in ((p, q), (q, p)):
+            for alpha, beta in tradeoff_points(a, b):
+                if float(beta) < f(float(alpha)) - 1e-12:
+                    return False
+        return True
