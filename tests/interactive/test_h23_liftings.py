@@ -36,6 +36,7 @@ from adaptive_dp.interactive.mechanism import Launch, RandomizedResponseIM, Refu
 from adaptive_dp.interactive.odometer import OdomCon
 from adaptive_dp.interactive.privacy import (
     ApproxDPMeasure,
+    FDPMeasure,
     RDPMeasure,
     ZCDPMeasure,
     is_d_dp,
@@ -170,3 +171,19 @@ def test_cor35_w23_filter_exact() -> None:
     advs = _adversaries(children)
     assert is_d_dp(ApproxDPMeasure(), f, advs, [((0,), (1,))], (Fraction("3.3"), Fraction("0.1")))
     assert not is_d_dp(ApproxDPMeasure(), f, advs, [((0,), (1,))], (Fraction("1.5"), 0))
+
+
+def test_thm34_fdp_view_exact() -> None:
+    """H23-Thm3.4 read in f-DP (H23-Def3.2): the exact views of the lifted W23 filter
+    have trade-off curves >= f_{3.3, 0.1} (H23-FEpsDelta), and not >= f_{1.5, 0}."""
+    def f_eps_delta(eps: float, delta: float) -> object:
+        e = float(mp.e ** eps)
+        return lambda a: max(0.0, 1 - delta - e * a, (1 - delta - a) / e)
+
+    children = [(RandomizedResponseIM("0.7", 1), PureDP("0.85")),
+                (RandomizedResponseIM("0.6", 2), PureDP("0.82")),
+                (RandomizedResponseIM("0.75", 1), PureDP("1.1"))]
+    f = concurrent_fdp_filter(W23Filter("3.3", "0.1", 0))
+    advs = _adversaries(children)
+    assert is_d_dp(FDPMeasure(), f, advs, [((0,), (1,))], f_eps_delta(3.3, 0.1))
+    assert not is_d_dp(FDPMeasure(), f, advs, [((0,), (1,))], f_eps_delta(1.5, 0.0))
