@@ -46,7 +46,6 @@ __all__ = [
     "PIM",
     "A",
     "AddPrivacyLoss",
-    "CollapseView",
     "FiltNIMToFiltCon",
     "NIMPostprocessor",
     "PIMAdversary",
@@ -177,8 +176,6 @@ def collapse_view(
             break
     return tuple(seen)
 
-
-CollapseView = collapse_view
 
 
 # -- H23-Alg10: the universal mechanism -------------------------------------------------
