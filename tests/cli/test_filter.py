@@ -116,3 +116,40 @@ def test_unsupported_kind_names_line_and_kind(
     assert run(["filter", "w23", "--epsilon", "1", "--delta", "1e-6"], stdin, monkeypatch) == 2
     err = capsys.readouterr().err
     assert "line 2" in err and "'bm'" in err
+
+
+@pytest.mark.parametrize(("t_min", "decision"), [("0.59", "continue"), ("0.58", "halt")])
+def test_unified_rule_prechecks_the_bm_at_t_min(
+    t_min: str, decision: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R23-Thm6 via ``filter unified``: rho* = (sqrt(L + eps) - sqrt(L))^2 = 1.35311 at
+    eps = 10, L = log(1e6); after rho = 0.5 a BM is admitted iff 0.5 + 1/(2 t_min) <= rho*."""
+    stdin = (
+        '{"kind": "zcdp", "rho": "0.5"}\n'
+        f'{{"kind": "bm", "sensitivity": 1, "t_min": {t_min}, "t_stop": 2}}\n'
+    )
+    argv = ["filter", "unified", "--epsilon", "10", "--delta", "1e-6", "--json"]
+    assert run(argv, stdin, monkeypatch) == 0
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["decision"] for r in records] == ["continue", decision]
+    assert records[1]["spec"] == "R23-Thm6"
+
+
+def test_expost_rule_charges_the_realised_value(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R23-Lem5.2 via ``filter expost``: pre-check on max_epsilon, charge the realised E."""
+    line = '{"kind": "expost", "max_epsilon": "0.5", "epsilon": "0.35", "delta": 0}\n'
+    assert run(["filter", "expost", "--epsilon", "1", "--json"], line * 3, monkeypatch) == 0
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    # 0.35 + 0.5 <= 1 admits the second; 0.7 + 0.5 > 1 halts the third
+    assert [r["decision"] for r in records] == ["continue", "continue", "halt"]
+    assert records[1]["spent"]["epsilon"] == pytest.approx(0.7)
+
+
+def test_brownian_rule_refuses_zcdp_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["filter", "brownian", "--epsilon", "1", "--delta", "0.05"]
+    assert run(argv, '{"kind": "zcdp", "rho": "0.01"}\n', monkeypatch) == 2
+    assert "does not support kind" in capsys.readouterr().err

@@ -18,6 +18,8 @@ from adaptive_dp.cli import UsageError
 from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.filters.base import Decision, Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
+from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
+from adaptive_dp.filters.expost import ExPostFilter
 from adaptive_dp.filters.gdp import GDPFilter
 from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.filters.rruv16 import RRUV16Filter
@@ -91,7 +93,26 @@ def _rruv16(args: argparse.Namespace) -> Rule:
     return RRUV16Filter(args.epsilon, args.delta, args.h_log)
 
 
+def _expost(args: argparse.Namespace) -> Rule:
+    _need(args, "epsilon")
+    return ExPostFilter(args.epsilon, args.delta if args.delta is not None else 0)
+
+
+def _brownian(args: argparse.Namespace) -> Rule:
+    _need(args, "epsilon", "delta")
+    return BrownianFilter(args.epsilon, args.delta)
+
+
+def _unified(args: argparse.Namespace) -> Rule:
+    _need(args, "epsilon")
+    slack, rest = _split(args)
+    return UnifiedFilter(args.epsilon, rest, slack)
+
+
 RULES: dict[str, Callable[[argparse.Namespace], Rule]] = {
+    "expost": _expost,
+    "brownian": _brownian,
+    "unified": _unified,
     "basic": _basic,
     "pure": _pure,
     "w23": _w23,
