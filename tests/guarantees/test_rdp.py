@@ -15,7 +15,6 @@ also by the loss oracle ``adaptive_dp.loss.gaussian.gaussian_hockey_stick_mp``.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import mpmath
@@ -34,106 +33,15 @@ from adaptive_dp.guarantees import (
     zcdp_rdp_curve,
     zcdp_to_dp_optimal,
 )
-from adaptive_dp.loss.gaussian import gaussian_hockey_stick_mp
-
-DPS = 60
-
-
-def mp(x: object) -> mpmath.mpf:
-    """An exact number (float, int, str, Fraction) as an mpf at the current precision."""
-    if isinstance(x, Fraction):
-        return mpmath.mpf(x.numerator) / x.denominator
-    return mpmath.mpf(x)
-
-
-def gaussian_delta_closed_form(mu: object, eps: object) -> mpmath.mpf:
-    """delta(eps) of the Gaussian with sensitivity/sigma = mu, at 60+ digits."""
-    for dps in (DPS, 4 * DPS, 16 * DPS):
-        with mpmath.workdps(dps):
-            m, e = mp(mu), mp(eps)
-            if m == 0:
-                return mpmath.mpf(0)
-            a = mpmath.ncdf(-e / m + m / 2)
-            d = a - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
-            if d > 0 and a / d < mpmath.mpf(10) ** (dps - DPS):
-                return d
-    return d
-
-
-def to_fraction(x: object) -> object:
-    """mpf values as exact Fractions (the loss oracle reads its inputs exactly)."""
-    if isinstance(x, mpmath.mpf):
-        sign, man, exp, _ = x._mpf_
-        value = Fraction(int(man)) * Fraction(2) ** int(exp)
-        return -value if sign else value
-    return x
-
-
-def gaussian_delta_lower(mu: object, eps: object) -> mpmath.mpf:
-    """The larger of the two independent oracles (they must agree to 1e-30 relative)."""
-    ours = gaussian_delta_closed_form(mu, eps)
-    theirs = gaussian_hockey_stick_mp(to_fraction(mu), to_fraction(eps))
-    with mpmath.workdps(DPS):
-        assert abs(ours - theirs) <= mpmath.mpf(10) ** -30 * max(abs(ours), mpmath.mpf(10) ** -300)
-        return max(ours, theirs)
-
-
-def gaussian_exact_epsilon(mu: object, delta: object) -> mpmath.mpf:
-    """The smallest eps with delta(eps) <= delta for the Gaussian (mpmath bisection)."""
-    with mpmath.workdps(DPS):
-        d = mp(delta)
-        if gaussian_delta_closed_form(mu, 0) <= d:
-            return mpmath.mpf(0)
-        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-        while gaussian_delta_closed_form(mu, hi) > d:
-            lo, hi = hi, 2 * hi
-        for _ in range(130):
-            mid = (lo + hi) / 2
-            if gaussian_delta_closed_form(mu, mid) > d:
-                lo = mid
-            else:
-                hi = mid
-        return hi
-
-
-def mp_minimise(f: object, lo: float, hi: float) -> mpmath.mpf:
-    """min of f over alpha in [lo, hi] (log grid, then golden refinement), at 60 digits."""
-    assert callable(f)
-    with mpmath.workdps(DPS):
-        grid = [mpmath.mpf(lo) * (mpmath.mpf(hi) / lo) ** (mpmath.mpf(i) / 200)
-                for i in range(201)]
-        values = [f(a) for a in grid]
-        i = min(range(len(grid)), key=lambda j: values[j])
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, 200)]
-        g = (mpmath.sqrt(5) - 1) / 2
-        c, d = b - g * (b - a), a + g * (b - a)
-        fc, fd = f(c), f(d)
-        for _ in range(130):
-            if fc <= fd:
-                b, d, fd = d, c, fc
-                c = b - g * (b - a)
-                fc = f(c)
-            else:
-                a, c, fc = c, d, fd
-                d = a + g * (b - a)
-                fd = f(d)
-        return min(fc, fd, values[i])
-
-
-
-rhos = st.one_of(
-    st.sampled_from([1e-8, 0.005, 0.5, 1.35301, 10.0]),
-    st.floats(min_value=1e-6, max_value=50.0),
+from tests.guarantees.gaussian_oracle import (
+    DPS,
+    deltas,
+    gaussian_delta_lower,
+    mp,
 )
-deltas = st.one_of(
-    st.sampled_from([1e-12, 1e-6, 1e-3, 0.3]),
-    st.floats(min_value=1e-12, max_value=0.4),
+from tests.guarantees.gaussian_oracle import (
+    ulps as _ulps,
 )
-
-
-def _ulps(f: float, ref: mpmath.mpf) -> mpmath.mpf:
-    return abs(mp(f) - ref) / math.ulp(f)
-
 
 # ----------------------------------------------------------------- RDP conversions
 
