@@ -1,0 +1,602 @@
+"""Claims of the privacy filters of noninteractive mechanisms, and of the accumulators
+read through their filter at budgets fixed in advance (H23-Lem2.19).
+
+Every experiment puts the filter between an adaptive adversary and the mechanisms
+(:class:`~adaptive_dp.verify.claims.base.AdversaryExperiment` with a
+:class:`~adaptive_dp.verify.simulate.FastRule`): the adversary requests randomized
+response or Laplace releases (epsilon = the request, pure DP) or Gaussian releases
+(mu = the request, sigma = 1/mu, hence rho = mu^2/2-zCDP, alpha mu^2/2-RDP_alpha, mu-GDP);
+a refused request releases nothing and the path goes on (refuse-and-continue). The
+statistic is the privacy loss of what was released, from the densities, on the
+worst-case neighbours (sensitivity 1), in both orders of the pair. Claims run the
+filters' vectorised fast paths, which admit only what the certified path admits
+(``tests/filters/test_fast_path.py``); twins run the certified path through
+:class:`~adaptive_dp.verify.simulate.GroupedRule` on output-independent adversaries.
+
+Quantities (DESIGN, Verification): delta = 0 claims (CS2080-PureDPFilter) are max-loss
+tests (power for tails of 0.02 / 1e-3); every (epsilon, delta) conclusion is a
+hockey-stick at the claimed epsilon against the claimed delta; RDP, zCDP and GDP
+conclusions are hockey-sticks at the epsilon of the certified conversion (EXT-BBGHS20,
+EXT-CKS20, EXT-DRS19). Quick deltas 0.05 (0.142 for the GDP filter at eps = 2),
+full 1e-3.
+
+- ``CS2080-PureDPFilter/budget-hugging``, ``/stop-at-worst``, ``/generated-random``:
+  ``PureDPFilter(1)``; RR/Laplace requests hugging 5/4 (more than the budget: the filter
+  must refuse), or releases of 0.3 until L > 1/2. Twin ``lookahead-dropped`` (4 requests
+  of RR eps = 1/2: 3 admitted, P[L = 3/2] = 0.24).
+- ``CS2080-BasicComp/filter-budget-hugging``, ``/filter-stop-at-worst``: the basic
+  approximate filter ``BasicFilter(2, delta)``; the stop-at-worst adversary switches to
+  Gaussian releases of mu = 1/2 charged (1, delta_{1/2}(1)) (EXT-DRS19, certified).
+  Twin ``lookahead-dropped`` (3 requests of RR eps = 1: true delta at 2 is 0.247).
+- ``H23-ThmB.3/budget-hugging``, ``/stop-at-worst``, ``/generated-random``: the W23 filter
+  ``W23Filter(2, delta', 0)``, requests hugging 1.2 V* in sum epsilon_m^2 (V* the largest
+  admissible), or of 0.15 until L > 1. Twins ``printed-reversed`` (H23-Thm3.7-Printed)
+  and ``lookahead-dropped``: one request of RR eps = 3 (true delta at 2: 0.602).
+- ``R23-Thm2/budget-hugging``, ``/stop-at-worst``, ``/generated-random``:
+  ``ZCDPFilter(2, 0, delta'')``, Gaussian/Laplace/RR requests entering as rho =
+  param^2/2; claimed (2, delta''). Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
+- ``H23-Thm4.6/budget-hugging``, ``/stop-at-worst``: ``RDPFilter(4, 1)``, Gaussian/RR
+  requests entering as 2 param^2; claimed: RDP(4, 1) converted by EXT-BBGHS20 at delta.
+  Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
+- ``RRUV16-Filter/budget-hugging``, ``/stop-at-worst``: ``RRUV16Filter(2, delta_g)``
+  (H with log(1/delta_g), the default). Twin ``lookahead-dropped`` (one RR of eps = 3).
+- ``EXT-ST22/budget-hugging``, ``/stop-at-worst``, ``/generated-random``:
+  ``GDPFilter(3/2)``; claimed delta_{3/2}(eps) at eps = 2 / 21/4 (EXT-DRS19). Twin
+  ``lookahead-dropped`` (one Gaussian of mu = 3: true delta 0.686 at eps = 2).
+- ``H23-Thm3.8/budget-hugging``, ``/stop-at-worst``: the (epsilon, delta) accumulator
+  through its filter, I(G <= (2, delta)) with delta' = delta. Twin ``lookahead-dropped``.
+- ``H23-Thm4.9/budget-hugging``, ``/stop-at-worst``: the RDP accumulator at alpha = 4
+  through its filter at RDP(4, 1). Twin ``lookahead-dropped``.
+- ``H23-Thm4.11/stop-at-worst``: the zCDP accumulator through its filter at rho = 1/2,
+  noninteractive (its budget-hugging claim is the concurrent one of
+  :mod:`.interactive`); claimed: EXT-CKS20 of rho = 1/2. Twin ``lookahead-dropped`` (one
+  Gaussian of mu = 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from adaptive_dp.filters.base import Rule, inflate_up
+from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
+from adaptive_dp.filters.from_accumulator import AccumulatorFilter
+from adaptive_dp.filters.gdp import GDPFilter
+from adaptive_dp.filters.rdp import RDPFilter
+from adaptive_dp.filters.rruv16 import RRUV16Filter
+from adaptive_dp.filters.w23 import W23Filter
+from adaptive_dp.filters.zcdp import ZCDPFilter
+from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxDP, PureDP
+from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
+from adaptive_dp.odometers.accumulators import (
+    ApproxDPAccumulator,
+    RDPAccumulator,
+    ZCDPAccumulator,
+)
+from adaptive_dp.verify.adversaries import (
+    BudgetHugging,
+    Constant,
+    StopAtWorst,
+    adversary_from_data,
+)
+from adaptive_dp.verify.bounds import GDPComposition, ZCDPComposition
+from adaptive_dp.verify.claims.base import (
+    AdversaryExperiment,
+    Claim,
+    Setup,
+    Twin,
+    profile_delta,
+    samples_for,
+)
+from adaptive_dp.verify.estimators import Quantity
+from adaptive_dp.verify.simulate import BatchRule, FastRule, GroupedRule
+from adaptive_dp.verify.twins.filters import (
+    LookaheadDroppedAccumulator,
+    LookaheadDroppedBasic,
+    LookaheadDroppedGDP,
+    LookaheadDroppedPureDP,
+    LookaheadDroppedRDP,
+    LookaheadDroppedRRUV16,
+    LookaheadDroppedW23,
+    LookaheadDroppedZCDP,
+    PrintedReversedFilter,
+)
+
+__all__ = ["CLAIMS", "GENERATED", "GaussianCharge", "certified_rule"]
+
+Kinds = NDArray[np.int8]
+Params = NDArray[np.float64]
+Primary = Callable[[Kinds, Params], Params]
+SpendOf = Callable[[int, float], object]
+
+_PURE = (RANDOMIZED_RESPONSE, LAPLACE)
+_ALPHA = Fraction(4)
+_RDP_BUDGET = Fraction(1)
+_GDP_MU = Fraction(3, 2)
+_ZCDP_RHO = Fraction(1, 2)
+
+
+# -- maps from the simulator's requests to the rules' parameters --------------------------
+def _epsilon(kind: Kinds, param: Params) -> Params:
+    """Pure requests: the rule's epsilon is the request."""
+    return param
+
+
+def _rho(kind: Kinds, param: Params) -> Params:
+    """rho = param^2/2 (Gaussian mu, or a pure epsilon via R23-Lem2.3 (i)), rounded up."""
+    out: Params = inflate_up(param * param / 2)
+    return out
+
+
+def _rdp(kind: Kinds, param: Params) -> Params:
+    """RDP_alpha epsilon = alpha rho = alpha param^2/2 (H23-Def4.4), rounded up."""
+    out: Params = inflate_up(float(_ALPHA) * param * param / 2)
+    return out
+
+
+def _pure_spend(kind: int, param: float) -> object:
+    return PureDP(param)
+
+
+def _zcdp_spend(kind: int, param: float) -> object:
+    return ZCDP(Fraction(param) ** 2 / 2)
+
+
+def _rdp_spend(kind: int, param: float) -> object:
+    return RDP(_ALPHA, _ALPHA * Fraction(param) ** 2 / 2)
+
+
+def _gdp_spend(kind: int, param: float) -> object:
+    return GDP(param)
+
+
+@dataclass(frozen=True, slots=True)
+class GaussianCharge:
+    """The (epsilon, delta) charge of a Gaussian release of one fixed ``mu``: epsilon =
+    ``epsilon``, delta = delta_mu(epsilon) of EXT-DRS19 (certified, rounded up); pure
+    requests are charged (param, 0). Any other Gaussian mu is an error."""
+
+    mu: float
+    epsilon: float
+
+    def delta_of_gaussian(self) -> float:
+        from adaptive_dp.guarantees.gdp import gdp_delta
+
+        return gdp_delta(GDP(self.mu), self.epsilon)
+
+    def _check(self, kind: Kinds, param: Params) -> NDArray[np.bool_]:
+        gauss: NDArray[np.bool_] = kind == GAUSSIAN
+        if np.any(param[gauss] != self.mu):
+            raise ValueError(f"GaussianCharge: every Gaussian request must have mu={self.mu}")
+        return gauss
+
+    def primary(self, kind: Kinds, param: Params) -> Params:
+        out: Params = np.where(self._check(kind, param), self.epsilon, param)
+        return out
+
+    def delta(self, kind: Kinds, param: Params) -> Params:
+        out: Params = np.where(self._check(kind, param), self.delta_of_gaussian(), 0.0)
+        return out
+
+    def spend(self, kind: int, param: float) -> object:
+        if kind == GAUSSIAN:
+            return (self.epsilon, self.delta_of_gaussian())
+        return (param, 0)
+
+
+def certified_rule(rule: Rule, spend: SpendOf) -> GroupedRule:
+    """The rule's certified path as a batch rule (one exact call per distinct public
+    prefix: used for twins, whose adversaries do not look at outputs)."""
+
+    def step(state: Any, kind: int, param: float) -> tuple[bool, Any]:
+        decision, new = state.spend(spend(kind, param))
+        return bool(decision), new
+
+    return GroupedRule(rule.start(), step)
+
+
+# -- setups --------------------------------------------------------------------------------
+def _hockey(epsilon: float, claimed: float, adversary: Any, rule: BatchRule,
+            note: str) -> Setup:
+    return Setup(Quantity.HOCKEY_STICK, epsilon, claimed, AdversaryExperiment(adversary, rule),
+                 samples_for(Quantity.HOCKEY_STICK, claimed), note=note)
+
+
+def _max_loss(epsilon: float, delta_min: float, adversary: Any, rule: BatchRule,
+              note: str) -> Setup:
+    return Setup(Quantity.MAX_LOSS, epsilon, epsilon, AdversaryExperiment(adversary, rule),
+                 samples_for(Quantity.MAX_LOSS, epsilon, delta_min), delta_min=delta_min,
+                 note=note)
+
+
+def _quick(profile: str) -> Fraction:
+    return Fraction(profile_delta(profile, 0.05))
+
+
+# CS2080-PureDPFilter -----------------------------------------------------------------------
+_PURE_EPS = Fraction(1)
+
+
+def _pure(adversary: Any, what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        rule = FastRule(PureDPFilter(_PURE_EPS), _epsilon)
+        return _max_loss(float(_PURE_EPS), profile_delta(profile, 0.02), adversary, rule,
+                         f"PureDPFilter(1): {what}")
+    return build
+
+
+def _pure_twin(profile: str) -> Setup:
+    rule = certified_rule(LookaheadDroppedPureDP(_PURE_EPS), _pure_spend)
+    return _max_loss(1.0, 0.02, Constant((RANDOMIZED_RESPONSE,), 0.5, 4), rule,
+                     "look-ahead dropped, PureDPFilter(1), 4 requests of RR eps=1/2 "
+                     "(3 admitted)")
+
+
+# basic approximate filter (CS2080-BasicComp read as a continuation rule) -------------------
+_BASIC_EPS = Fraction(2)
+_BASIC_GAUSS = GaussianCharge(0.5, 1.0)
+
+
+def _basic_hugging(profile: str) -> Setup:
+    delta = _quick(profile)
+    rule = FastRule(BasicFilter(_BASIC_EPS, delta), _epsilon)
+    return _hockey(2.0, float(delta), BudgetHugging(_PURE, 2.5, 10, "epsilon", 0.15, 0.4),
+                   rule, f"BasicFilter(2, {float(delta)}): RR/Laplace requests hugging 2.5 "
+                   "(the rule refuses the overrun)")
+
+
+def _basic_stop(profile: str) -> Setup:
+    delta = _quick(profile)
+    g = _BASIC_GAUSS
+    rule = FastRule(BasicFilter(_BASIC_EPS, delta), g.primary, g.delta)
+    return _hockey(2.0, float(delta),
+                   StopAtWorst((RANDOMIZED_RESPONSE, GAUSSIAN), 0.5, 8, 1.0), rule,
+                   f"BasicFilter(2, {float(delta)}): RR eps=1/2 while L <= 0, Gaussian "
+                   "mu=1/2 charged (1, delta_mu(1)) while L > 0, stop when L > 1")
+
+
+def _basic_twin(profile: str) -> Setup:
+    rule = certified_rule(LookaheadDroppedBasic(_BASIC_EPS, Fraction(1, 20)), _pure_spend)
+    return _hockey(2.0, 0.05, Constant((RANDOMIZED_RESPONSE,), 1.0, 3), rule,
+                   "look-ahead dropped, BasicFilter(2, 0.05), 3 requests of RR eps=1 "
+                   "(all admitted)")
+
+
+# H23-ThmB.3 (W23 filter) ---------------------------------------------------------------------
+_W23_EPS = Fraction(2)
+
+
+def _max_sq(rule: Rule) -> float:
+    """The largest admissible epsilon^2 (or mu^2, 2 rho) of the first request."""
+    first = rule.start().max_next()
+    return 0.0 if first is None else first * first
+
+
+def _w23(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        w23 = W23Filter(_W23_EPS, delta, 0)
+        return _hockey(2.0, float(delta), adversary_of(_max_sq(w23)), FastRule(w23, _epsilon),
+                       f"W23Filter(2, delta'={float(delta)}, 0): {what}")
+    return build
+
+
+def _one_big_rr(rule: Rule, note: str) -> Setup:
+    return _hockey(2.0, 0.05, Constant((RANDOMIZED_RESPONSE,), 3.0, 1),
+                   certified_rule(rule, _pure_spend), note)
+
+
+def _w23_printed(profile: str) -> Setup:
+    return _one_big_rr(PrintedReversedFilter(_W23_EPS, Fraction(1, 20), 0),
+                       "printed H23-Thm3.7 (reversed), eps=2, delta'=0.05: one request of "
+                       "RR eps=3 (admitted: its bound exceeds the budget)")
+
+
+def _w23_lookahead(profile: str) -> Setup:
+    return _one_big_rr(LookaheadDroppedW23(_W23_EPS, Fraction(1, 20), 0),
+                       "look-ahead dropped, W23 eps=2, delta'=0.05: one request of RR eps=3")
+
+
+# R23-Thm2 (approximate-zCDP filter) ----------------------------------------------------------
+_ZF_EPS = Fraction(2)
+
+
+def _zf(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        zf = ZCDPFilter(_ZF_EPS, 0, delta)
+        mu2 = 2 * (zf.start().max_next() or 0.0)
+        return _hockey(2.0, float(delta), adversary_of(mu2), FastRule(zf, _rho),
+                       f"ZCDPFilter(2, 0, delta''={float(delta)}), rho = param^2/2: {what}")
+    return build
+
+
+def _one_big_gaussian(rule: Rule, spend: SpendOf, epsilon: float, claimed: float, mu: float,
+                      note: str) -> Setup:
+    return _hockey(epsilon, claimed, Constant((GAUSSIAN,), mu, 1), certified_rule(rule, spend),
+                   note)
+
+
+def _zf_twin(profile: str) -> Setup:
+    return _one_big_gaussian(LookaheadDroppedZCDP(_ZF_EPS, 0, Fraction(1, 20)), _zcdp_spend,
+                             2.0, 0.05, 3.0, "look-ahead dropped, ZCDPFilter(2, 0, 0.05): one "
+                             "Gaussian request of mu=3 (rho=9/2)")
+
+
+# H23-Thm4.6 (RDP filter) and H23-Thm4.9 (RDP accumulator) -----------------------------------
+def _rdp_claimed(delta: Fraction) -> tuple[float, float]:
+    from adaptive_dp.guarantees.rdp import rdp_to_dp
+
+    out = rdp_to_dp(RDP(_ALPHA, _RDP_BUDGET), delta, "bbghs20")
+    return float(out.epsilon), float(out.delta)
+
+
+def _rdp_setup(rule: Rule, adversary_of: Callable[[float], Any], what: str,
+               profile: str) -> Setup:
+    eps, claimed = _rdp_claimed(_quick(profile))
+    mu2 = 2 * float(_RDP_BUDGET / _ALPHA)  # rho* = epsilon/alpha
+    return _hockey(eps, claimed, adversary_of(mu2), FastRule(rule, _rdp),
+                   f"{what} at RDP(4, 1), alpha param^2/2 per request, converted by "
+                   f"EXT-BBGHS20 at delta={claimed}")
+
+
+def _rdp_filter(adversary_of: Callable[[float], Any]) -> Callable[[str], Setup]:
+    return lambda profile: _rdp_setup(RDPFilter(_ALPHA, _RDP_BUDGET), adversary_of,
+                                      "RDPFilter", profile)
+
+
+def _rdp_acc(adversary_of: Callable[[float], Any]) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        rule = AccumulatorFilter(RDPAccumulator(_ALPHA), RDP(_ALPHA, _RDP_BUDGET))
+        return _rdp_setup(rule, adversary_of, "RDP accumulator through I(G <= budget)",
+                          profile)
+    return build
+
+
+def _rdp_twin(rule: Rule) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        eps, claimed = _rdp_claimed(Fraction(1, 20))
+        return _one_big_gaussian(rule, _rdp_spend, eps, claimed, 3.0,
+                                 "look-ahead dropped at RDP(4, 1): one Gaussian request of "
+                                 "mu=3")
+    return build
+
+
+# RRUV16-Filter -------------------------------------------------------------------------------
+_RRUV16_EPS = Fraction(2)
+
+
+def _rruv16(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        rule = RRUV16Filter(_RRUV16_EPS, delta)
+        return _hockey(2.0, float(delta), adversary_of(_max_sq(rule)), FastRule(rule, _epsilon),
+                       f"RRUV16Filter(2, delta_g={float(delta)}), H with log(1/delta_g): {what}")
+    return build
+
+
+def _rruv16_twin(profile: str) -> Setup:
+    return _one_big_rr(LookaheadDroppedRRUV16(_RRUV16_EPS, Fraction(1, 20)),
+                       "look-ahead dropped, RRUV16Filter(2, 0.05): one request of RR eps=3")
+
+
+# EXT-ST22 (GDP filter) -----------------------------------------------------------------------
+def _gdp_eps(profile: str) -> Fraction:
+    return Fraction(2) if profile == "quick" else Fraction(21, 4)
+
+
+def _gdp(adversary: Any, what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        eps, claimed = GDPComposition((_GDP_MU,), _gdp_eps(profile)).claimed()
+        return _hockey(eps, claimed, adversary, FastRule(GDPFilter(_GDP_MU), _epsilon),
+                       f"GDPFilter(3/2): {what}; delta_mu(eps) at eps={eps}")
+    return build
+
+
+def _gdp_twin(profile: str) -> Setup:
+    eps, claimed = GDPComposition((_GDP_MU,), Fraction(2)).claimed()
+    return _one_big_gaussian(LookaheadDroppedGDP(_GDP_MU), _gdp_spend, eps, claimed, 3.0,
+                             "look-ahead dropped, GDPFilter(3/2): one Gaussian request of mu=3")
+
+
+# H23-Thm3.8 ((epsilon, delta) accumulator) ---------------------------------------------------
+def _acc38_rule(delta: Fraction) -> AccumulatorFilter:
+    return AccumulatorFilter(ApproxDPAccumulator(delta, delta), ApproxDP(2, delta))
+
+
+def _acc38(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        rule = _acc38_rule(delta)
+        return _hockey(2.0, float(delta), adversary_of(_max_sq(W23Filter(2, delta, 0))),
+                       FastRule(rule, _epsilon),
+                       f"(eps, delta) accumulator, delta'=delta={float(delta)}, through "
+                       f"I(G <= (2, delta)): {what}")
+    return build
+
+
+def _acc38_twin(profile: str) -> Setup:
+    d = Fraction(1, 20)
+    return _one_big_rr(LookaheadDroppedAccumulator(ApproxDPAccumulator(d, d), ApproxDP(2, d)),
+                       "look-ahead dropped, (eps, delta) accumulator at (2, 0.05): one request "
+                       "of RR eps=3")
+
+
+# H23-Thm4.11 (zCDP accumulator), noninteractive ----------------------------------------------
+def _acc411(profile: str) -> Setup:
+    delta = _quick(profile)
+    eps, claimed = ZCDPComposition((_ZCDP_RHO,), delta).claimed()
+    rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_ZCDP_RHO))
+    return _hockey(eps, claimed, StopAtWorst((GAUSSIAN, LAPLACE), 0.5, 8, 1.0),
+                   FastRule(rule, _rho),
+                   f"zCDP accumulator through I(G <= 1/2): Gaussian/Laplace requests of "
+                   f"1/2 (rho = 1/8), stop when L > 1; EXT-CKS20 at delta={claimed}")
+
+
+def _acc411_twin(profile: str) -> Setup:
+    eps, claimed = ZCDPComposition((_ZCDP_RHO,), Fraction(1, 20)).claimed()
+    rule = LookaheadDroppedAccumulator(ZCDPAccumulator(), ZCDP(_ZCDP_RHO))
+    return _one_big_gaussian(rule, _zcdp_spend, eps, claimed, 2.0,
+                             "look-ahead dropped, zCDP accumulator at rho=1/2: one Gaussian "
+                             "request of mu=2 (rho=2)")
+
+
+# adversaries shared by the (epsilon^2)-additive rules ------------------------------------
+def _hug_sq(kinds: tuple[int, ...]) -> Callable[[float], Any]:
+    """Hug 1.2 times the largest admissible sum of squares (the rule refuses the rest)."""
+    return lambda v: BudgetHugging(kinds, 1.2 * v, 12, "mu2", 0.1, 0.35)
+
+
+def _stop(kinds: tuple[int, ...], param: float, steps: int, threshold: float
+          ) -> Callable[[float], Any]:
+    return lambda v: StopAtWorst(kinds, param, steps, threshold)
+
+
+def _generated(key: str) -> Callable[[float], Any]:
+    return lambda v: adversary_from_data(GENERATED[key])
+
+
+GENERATED: dict[str, dict[str, Any]] = {
+    # Adversaries in the parameter ranges of the Hypothesis strategies of
+    # tests/verify/verify_strategies.py (kinds restricted to what each rule accepts),
+    # committed as plain data; `verify` replays them.
+    "CS2080-PureDPFilter/generated-random": {
+        "family": "random", "kinds": [0, 2], "params": [0.1, 0.35, 0.6], "steps": 12,
+        "stop_probability": 0.1,
+    },
+    "H23-ThmB.3/generated-random": {
+        "family": "random", "kinds": [0, 2], "params": [0.05, 0.2, 0.45], "steps": 12,
+        "stop_probability": 0.05,
+    },
+    "R23-Thm2/generated-random": {
+        "family": "random", "kinds": [0, 1, 2], "params": [0.1, 0.3, 0.6], "steps": 12,
+        "stop_probability": 0.05,
+    },
+    "EXT-ST22/generated-doubling": {
+        "family": "doubling", "kinds": [1], "param": 0.125, "steps": 8, "factor": 1.6,
+        "cap": 1.2, "pivot": 0.0,
+    },
+}
+
+
+_PURE_TWIN = Twin("lookahead-dropped", "the next epsilon left out of the decision",
+                  _pure_twin, "CS2080-PureDPFilter")
+_BASIC_TWIN = Twin("lookahead-dropped", "the next (epsilon, delta) left out of the decision",
+                   _basic_twin, "CS2080-BasicComp")
+_W23_TWINS = (
+    Twin("printed-reversed", "the first indicator of H23-Thm3.7 as printed (reversed)",
+         _w23_printed, "H23-Thm3.7-Printed"),
+    Twin("lookahead-dropped", "the next epsilon^2 left out of the decision", _w23_lookahead,
+         "H23-ThmB.3"),
+)
+_ZF_TWIN = Twin("lookahead-dropped", "the next rho left out of the decision (n instead of "
+                "n+1)", _zf_twin, "R23-Thm2")
+_RDP_TWIN = Twin("lookahead-dropped", "the next RDP epsilon left out of the decision",
+                 _rdp_twin(LookaheadDroppedRDP(_ALPHA, _RDP_BUDGET)), "H23-Thm4.6")
+_RDP_ACC_TWIN = Twin("lookahead-dropped", "I(G <= budget) decided before the next spend",
+                     _rdp_twin(LookaheadDroppedAccumulator(RDPAccumulator(_ALPHA),
+                                                           RDP(_ALPHA, _RDP_BUDGET))),
+                     "H23-Thm4.9")
+_RRUV16_TWIN = Twin("lookahead-dropped", "the proposed mechanism not counted in k",
+                    _rruv16_twin, "RRUV16-Filter")
+_GDP_TWIN = Twin("lookahead-dropped", "the next mu^2 left out of the decision", _gdp_twin,
+                 "EXT-ST22")
+_ACC38_TWIN = Twin("lookahead-dropped", "I(G <= budget) decided before the next spend",
+                   _acc38_twin, "H23-Thm3.8")
+_ACC411_TWIN = Twin("lookahead-dropped", "I(G <= budget) decided before the next spend",
+                    _acc411_twin, "H23-Thm4.11")
+
+_GAUSS_LAPLACE = (GAUSSIAN, LAPLACE)
+_GAUSS_RR = (GAUSSIAN, RANDOMIZED_RESPONSE)
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("CS2080-PureDPFilter", "budget-hugging", Quantity.MAX_LOSS,
+          "pure-DP filter: the stopped composition is epsilon-DP",
+          _pure(BudgetHugging(_PURE, 1.25, 8, "epsilon", 0.25, 0.6),
+                "RR/Laplace requests hugging 5/4"), (_PURE_TWIN,)),
+    Claim("CS2080-PureDPFilter", "stop-at-worst", Quantity.MAX_LOSS,
+          "pure-DP filter, adversary stops at the worst moment",
+          _pure(StopAtWorst(_PURE, 0.3, 6, 0.5), "RR/Laplace of 0.3, stop when L > 1/2"),
+          (_PURE_TWIN,)),
+    Claim("CS2080-PureDPFilter", "generated-random", Quantity.MAX_LOSS,
+          "pure-DP filter, replayed generated random adversary",
+          _pure(adversary_from_data(GENERATED["CS2080-PureDPFilter/generated-random"]),
+                "random RR/Laplace requests of 0.1, 0.35 or 0.6, random stops"),
+          (_PURE_TWIN,)),
+    Claim("CS2080-BasicComp", "filter-budget-hugging", Quantity.HOCKEY_STICK,
+          "basic approximate-DP filter: the stopped composition is (epsilon, delta)-DP",
+          _basic_hugging, (_BASIC_TWIN,)),
+    Claim("CS2080-BasicComp", "filter-stop-at-worst", Quantity.HOCKEY_STICK,
+          "basic approximate-DP filter with Gaussian (epsilon, delta) charges, stop at worst",
+          _basic_stop, (_BASIC_TWIN,)),
+    Claim("H23-ThmB.3", "budget-hugging", Quantity.HOCKEY_STICK,
+          "W23 (epsilon, delta) filter under requests hugging its budget",
+          _w23(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), _W23_TWINS),
+    Claim("H23-ThmB.3", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "W23 (epsilon, delta) filter, adversary stops at the worst moment",
+          _w23(_stop(_PURE, 0.15, 40, 1.0), "RR/Laplace of 0.15, stop when L > 1"),
+          _W23_TWINS),
+    Claim("H23-ThmB.3", "generated-random", Quantity.HOCKEY_STICK,
+          "W23 (epsilon, delta) filter, replayed generated random adversary",
+          _w23(_generated("H23-ThmB.3/generated-random"),
+               "random RR/Laplace requests of 0.05, 0.2 or 0.45, random stops"), _W23_TWINS),
+    Claim("R23-Thm2", "budget-hugging", Quantity.HOCKEY_STICK,
+          "approximate-zCDP filter under requests hugging its budget",
+          _zf(_hug_sq(_GAUSS_LAPLACE), "Gaussian/Laplace requests hugging 1.2 (2 R*)"),
+          (_ZF_TWIN,)),
+    Claim("R23-Thm2", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "approximate-zCDP filter, adversary stops at the worst moment",
+          _zf(_stop(_GAUSS_RR, 0.25, 40, 1.0), "Gaussian/RR of 0.25, stop when L > 1"),
+          (_ZF_TWIN,)),
+    Claim("R23-Thm2", "generated-random", Quantity.HOCKEY_STICK,
+          "approximate-zCDP filter, replayed generated random adversary",
+          _zf(_generated("R23-Thm2/generated-random"),
+              "random Laplace/Gaussian/RR requests of 0.1, 0.3 or 0.6, random stops"),
+          (_ZF_TWIN,)),
+    Claim("H23-Thm4.6", "budget-hugging", Quantity.HOCKEY_STICK,
+          "RDP filter at a fixed order under requests hugging its budget",
+          _rdp_filter(_hug_sq(_GAUSS_RR)), (_RDP_TWIN,)),
+    Claim("H23-Thm4.6", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "RDP filter at a fixed order, adversary stops at the worst moment",
+          _rdp_filter(_stop(_GAUSS_RR, 0.2, 30, 1.0)), (_RDP_TWIN,)),
+    Claim("RRUV16-Filter", "budget-hugging", Quantity.HOCKEY_STICK,
+          "RRUV16 filter COMP_{eps_g, delta_g} under requests hugging its budget",
+          _rruv16(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), (_RRUV16_TWIN,)),
+    Claim("RRUV16-Filter", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "RRUV16 filter, adversary stops at the worst moment",
+          _rruv16(_stop(_PURE, 0.1, 40, 0.8), "RR/Laplace of 0.1, stop when L > 0.8"),
+          (_RRUV16_TWIN,)),
+    Claim("EXT-ST22", "budget-hugging", Quantity.HOCKEY_STICK,
+          "GDP filter (Smith-Thakurta) under requests hugging its budget",
+          _gdp(BudgetHugging((GAUSSIAN,), 1.3 * 2.25, 10, "mu2", 0.1, 0.4),
+               "Gaussian requests hugging mu^2 = 1.3 x 9/4"), (_GDP_TWIN,)),
+    Claim("EXT-ST22", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "GDP filter, adversary stops at the worst moment",
+          _gdp(StopAtWorst((GAUSSIAN,), 0.5, 12, 1.0), "Gaussian mu=1/2, stop when L > 1"),
+          (_GDP_TWIN,)),
+    Claim("EXT-ST22", "generated-doubling", Quantity.HOCKEY_STICK,
+          "GDP filter, replayed generated doubling adversary",
+          _gdp(adversary_from_data(GENERATED["EXT-ST22/generated-doubling"]),
+               "Gaussian mu = 0.125 x 1.6^t capped at 1.2"), (_GDP_TWIN,)),
+    Claim("H23-Thm3.8", "budget-hugging", Quantity.HOCKEY_STICK,
+          "(epsilon, delta) accumulator through its filter at a budget fixed in advance",
+          _acc38(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), (_ACC38_TWIN,)),
+    Claim("H23-Thm3.8", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "(epsilon, delta) accumulator through its filter, stop at the worst moment",
+          _acc38(_stop(_PURE, 0.15, 40, 1.0), "RR/Laplace of 0.15, stop when L > 1"),
+          (_ACC38_TWIN,)),
+    Claim("H23-Thm4.9", "budget-hugging", Quantity.HOCKEY_STICK,
+          "RDP accumulator through its filter at a budget fixed in advance",
+          _rdp_acc(_hug_sq(_GAUSS_RR)), (_RDP_ACC_TWIN,)),
+    Claim("H23-Thm4.9", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "RDP accumulator through its filter, stop at the worst moment",
+          _rdp_acc(_stop(_GAUSS_RR, 0.2, 30, 1.0)), (_RDP_ACC_TWIN,)),
+    Claim("H23-Thm4.11", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "zCDP accumulator through its filter (noninteractive), stop at the worst moment",
+          _acc411, (_ACC411_TWIN,)),
+)
