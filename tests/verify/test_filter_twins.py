@@ -6,7 +6,7 @@ from their closed forms (odometers), never from the code under test. Also: the t
 admit what the witnesses assume, the valid rules refuse it, the corrected odometers'
 exact crossing probabilities are within their claims, and the registry's shape.
 
-Spec ids: CS2080-PureDPFilter, CS2080-BasicComp, H23-ThmB.3, H23-Thm3.7-Printed, R23-Thm2,
+Spec ids: CS2080-PureDPFilter, RRUV16-BasicFilter, H23-ThmB.3, H23-Thm3.7-Printed, R23-Thm2,
 H23-Thm4.6, RRUV16-Filter, EXT-ST22, H23-Thm3.8, H23-Thm4.9, H23-Thm4.11, H23-Lem2.19,
 W23-StitchedOdometer-Corrected, W23-MixtureOdometer-Corrected, W23-StitchedOdometer,
 W23-MixtureOdometer.
@@ -44,13 +44,12 @@ from adaptive_dp.verify.estimators import MAX_LOSS_TOLERANCE, Quantity
 from adaptive_dp.verify.simulate import simulate
 from adaptive_dp.verify.twins.filters import PrintedReversedFilter
 
-FILTER_SPECS = ("CS2080-PureDPFilter", "H23-ThmB.3", "R23-Thm2", "H23-Thm4.6",
+FILTER_SPECS = ("CS2080-PureDPFilter", "RRUV16-BasicFilter", "H23-ThmB.3", "R23-Thm2", "H23-Thm4.6",
                 "RRUV16-Filter", "EXT-ST22", "H23-Thm3.8", "H23-Thm4.9")
 ODOMETER_SPECS = ("W23-StitchedOdometer-Corrected", "W23-MixtureOdometer-Corrected")
 MINE = tuple(c for c in REGISTRY.values()
              if c.spec_id in FILTER_SPECS + ODOMETER_SPECS
-             or c.id in ("CS2080-BasicComp/filter-budget-hugging",
-                         "CS2080-BasicComp/filter-stop-at-worst", "H23-Thm4.11/stop-at-worst"))
+             or c.id == "H23-Thm4.11/stop-at-worst")
 
 
 # ------------------------------------------------------------------------------- filters
@@ -69,7 +68,7 @@ def _gauss(mu: float) -> Callable[[Setup], float]:
 # (spec id, twin) -> (true value of the quantity in the twin's scenario, releases admitted)
 FILTER_TWINS: dict[tuple[str, str], tuple[Callable[[Setup], float], int]] = {
     ("CS2080-PureDPFilter", "lookahead-dropped"): (_rr_tail(0.5, 3), 3),
-    ("CS2080-BasicComp", "lookahead-dropped"): (_rr_hockey(1.0, 3), 3),
+    ("RRUV16-BasicFilter", "lookahead-dropped"): (_rr_hockey(1.0, 3), 3),
     ("H23-ThmB.3", "printed-reversed"): (_rr_hockey(3.0, 1), 1),
     ("H23-ThmB.3", "lookahead-dropped"): (_rr_hockey(3.0, 1), 1),
     ("R23-Thm2", "lookahead-dropped"): (_gauss(3.0), 1),
@@ -163,8 +162,6 @@ def test_adaptive_rules_have_hugging_and_stop_at_worst() -> None:
     for spec in ODOMETER_SPECS:
         scenarios = {c.scenario for c in MINE if c.spec_id == spec}
         assert scenarios == {"constant", "budget-hugging", "adaptive-epsilon"}
-    basic = {c.scenario for c in MINE if c.spec_id == "CS2080-BasicComp"}
-    assert basic == {"filter-budget-hugging", "filter-stop-at-worst"}
 
 
 # ------------------------------------------------------------------------------ odometers

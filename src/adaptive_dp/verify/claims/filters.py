@@ -24,8 +24,9 @@ full 1e-3.
   ``PureDPFilter(1)``; RR/Laplace requests hugging 5/4 (more than the budget: the filter
   must refuse), or releases of 0.3 until L > 1/2. Twin ``lookahead-dropped`` (4 requests
   of RR eps = 1/2: 3 admitted, P[L = 3/2] = 0.24).
-- ``CS2080-BasicComp/filter-budget-hugging``, ``/filter-stop-at-worst``: the basic
-  approximate filter ``BasicFilter(2, delta)``; the stop-at-worst adversary switches to
+- ``RRUV16-BasicFilter/budget-hugging``, ``/stop-at-worst``: the basic approximate
+  filter ``BasicFilter(2, delta)`` (CS2080-BasicComp read as a continuation rule, the
+  catalogue's RRUV16-BasicFilter); the stop-at-worst adversary switches to
   Gaussian releases of mu = 1/2 charged (1, delta_{1/2}(1)) (EXT-DRS19, certified).
   Twin ``lookahead-dropped`` (3 requests of RR eps = 1: true delta at 2 is 0.247).
 - ``H23-ThmB.3/budget-hugging``, ``/stop-at-worst``, ``/generated-random``: the W23 filter
@@ -237,7 +238,7 @@ def _pure_twin(profile: str) -> Setup:
                      "(3 admitted)")
 
 
-# basic approximate filter (CS2080-BasicComp read as a continuation rule) -------------------
+# basic approximate filter (RRUV16-BasicFilter: CS2080-BasicComp as a continuation rule) ----
 _BASIC_EPS = Fraction(2)
 _BASIC_GAUSS = GaussianCharge(0.5, 1.0)
 
@@ -487,7 +488,7 @@ GENERATED: dict[str, dict[str, Any]] = {
 _PURE_TWIN = Twin("lookahead-dropped", "the next epsilon left out of the decision",
                   _pure_twin, "CS2080-PureDPFilter")
 _BASIC_TWIN = Twin("lookahead-dropped", "the next (epsilon, delta) left out of the decision",
-                   _basic_twin, "CS2080-BasicComp")
+                   _basic_twin, "RRUV16-BasicFilter")
 _W23_TWINS = (
     Twin("printed-reversed", "the first indicator of H23-Thm3.7 as printed (reversed)",
          _w23_printed, "H23-Thm3.7-Printed"),
@@ -528,10 +529,10 @@ CLAIMS: tuple[Claim, ...] = (
           _pure(adversary_from_data(GENERATED["CS2080-PureDPFilter/generated-random"]),
                 "random RR/Laplace requests of 0.1, 0.35 or 0.6, random stops"),
           (_PURE_TWIN,)),
-    Claim("CS2080-BasicComp", "filter-budget-hugging", Quantity.HOCKEY_STICK,
+    Claim("RRUV16-BasicFilter", "budget-hugging", Quantity.HOCKEY_STICK,
           "basic approximate-DP filter: the stopped composition is (epsilon, delta)-DP",
           _basic_hugging, (_BASIC_TWIN,)),
-    Claim("CS2080-BasicComp", "filter-stop-at-worst", Quantity.HOCKEY_STICK,
+    Claim("RRUV16-BasicFilter", "stop-at-worst", Quantity.HOCKEY_STICK,
           "basic approximate-DP filter with Gaussian (epsilon, delta) charges, stop at worst",
           _basic_stop, (_BASIC_TWIN,)),
     Claim("H23-ThmB.3", "budget-hugging", Quantity.HOCKEY_STICK,

@@ -6,7 +6,7 @@ exactly one private hook.
   spend (``Rule._decision_sums`` returns ``before``), so the n+1 look-ahead of every
   theorem here is lost and one request that overruns the budget is admitted:
   :class:`LookaheadDroppedPureDP` (CS2080-PureDPFilter), :class:`LookaheadDroppedBasic`
-  (CS2080-BasicComp as a filter), :class:`LookaheadDroppedW23` (H23-ThmB.3),
+  (RRUV16-BasicFilter, the basic filter), :class:`LookaheadDroppedW23` (H23-ThmB.3),
   :class:`LookaheadDroppedZCDP` (R23-Thm2), :class:`LookaheadDroppedRDP` (H23-Thm4.6),
   :class:`LookaheadDroppedRRUV16` (RRUV16-Filter), :class:`LookaheadDroppedGDP`
   (EXT-ST22), :class:`LookaheadDroppedAccumulator` (H23-Thm3.8, H23-Thm4.9, H23-Thm4.11
@@ -66,7 +66,7 @@ class LookaheadDroppedPureDP(PureDPFilter):
 
 
 class LookaheadDroppedBasic(BasicFilter):
-    """Twin of the basic approximate-DP filter (CS2080-BasicComp): look-ahead dropped."""
+    """Twin of the basic approximate-DP filter (RRUV16-BasicFilter): look-ahead dropped."""
 
     __slots__ = ()
 
