@@ -20,6 +20,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from verify_strategies import capped
 
 from adaptive_dp.filters import (
     BasicFilter,
@@ -32,8 +34,9 @@ from adaptive_dp.filters import (
 )
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, PureDP
 from adaptive_dp.loss import gaussian_hockey_stick, rr_composed_pld
+from adaptive_dp.verify.bounds import GDPComposition
 from adaptive_dp.verify.claims import REGISTRY
-from adaptive_dp.verify.claims.base import AdversaryExperiment, Setup
+from adaptive_dp.verify.claims.base import AdversaryExperiment, Setup, samples_for
 from adaptive_dp.verify.claims.odometers import (
     TWIN_DELTA,
     TWIN_HORIZON,
@@ -41,11 +44,13 @@ from adaptive_dp.verify.claims.odometers import (
     certified_readings,
 )
 from adaptive_dp.verify.estimators import MAX_LOSS_TOLERANCE, Quantity
-from adaptive_dp.verify.simulate import simulate
+from adaptive_dp.verify.runner import evaluate
+from adaptive_dp.verify.simulate import FastRule, simulate
 from adaptive_dp.verify.twins.filters import PrintedReversedFilter
+from adaptive_dp.verify.verdicts import Verdict
 
-FILTER_SPECS = ("CS2080-PureDPFilter", "RRUV16-BasicFilter", "H23-ThmB.3", "R23-Thm2", "H23-Thm4.6",
-                "RRUV16-Filter", "EXT-ST22", "H23-Thm3.8", "H23-Thm4.9")
+FILTER_SPECS = ("CS2080-PureDPFilter", "RRUV16-BasicFilter", "H23-ThmB.3", "R23-Thm2",
+                "H23-Thm4.6", "RRUV16-Filter", "EXT-ST22", "H23-Thm3.8", "H23-Thm4.9")
 ODOMETER_SPECS = ("W23-StitchedOdometer-Corrected", "W23-MixtureOdometer-Corrected")
 MINE = tuple(c for c in REGISTRY.values()
              if c.spec_id in FILTER_SPECS + ODOMETER_SPECS
@@ -162,6 +167,31 @@ def test_adaptive_rules_have_hugging_and_stop_at_worst() -> None:
     for spec in ODOMETER_SPECS:
         scenarios = {c.scenario for c in MINE if c.spec_id == spec}
         assert scenarios == {"constant", "budget-hugging", "adaptive-epsilon"}
+
+
+def _identity(kind: np.ndarray, param: np.ndarray) -> np.ndarray:
+    return param
+
+
+@settings(max_examples=3, deadline=None)
+@given(capped((0, 2), 1.0, 12))
+def test_generated_adversaries_hold_through_the_w23_filter(adversary: object) -> None:
+    # H23-ThmB.3: any pure-DP adversary (its overruns refused) stays (2, 0.05)-DP
+    rule = FastRule(W23Filter(2, Fraction(1, 20), 0), _identity)
+    setup = Setup(Quantity.HOCKEY_STICK, 2.0, 0.05, AdversaryExperiment(adversary, rule),
+                  samples_for(Quantity.HOCKEY_STICK, 0.05))
+    assert evaluate(setup, 0, "generated-w23", repr(adversary)).verdict is Verdict.HOLDS
+
+
+@settings(max_examples=3, deadline=None)
+@given(capped((1,), 2.0, 12))
+def test_generated_adversaries_hold_through_the_gdp_filter(adversary: object) -> None:
+    # EXT-ST22: any Gaussian adversary through GDPFilter(3/2) is 3/2-GDP (eps = 2)
+    eps, delta = GDPComposition((Fraction(3, 2),), Fraction(2)).claimed()
+    rule = FastRule(GDPFilter(Fraction(3, 2)), _identity)
+    setup = Setup(Quantity.HOCKEY_STICK, eps, delta, AdversaryExperiment(adversary, rule),
+                  samples_for(Quantity.HOCKEY_STICK, delta))
+    assert evaluate(setup, 0, "generated-gdp", repr(adversary)).verdict is Verdict.HOLDS
 
 
 # ------------------------------------------------------------------------------ odometers
