@@ -57,7 +57,7 @@ class PureDP:
 
 @dataclass(frozen=True, slots=True, init=False)
 class ApproxDP:
-    """R23-Def2.1 (= H23-Def1.1, CS2080-Def11): (epsilon, delta)-DP.
+    """R23-Def2.1 (= H23-Def1.1, CS2080-ApproxDP): (epsilon, delta)-DP.
 
     "Pr[M(x) in T] <= e^epsilon Pr[M(x') in T] + delta for all neighbours x, x' and
     sets T", with 0 <= delta < 1.
