@@ -43,6 +43,8 @@ def test_r23_thm5_certified_value_against_mpmath() -> None:
 
 
 def test_w22_thm3_6_certified_value_against_mpmath() -> None:
+    """W22-MixtureExPost (single_bm_expost_mixture): W22-Thm3.6 with the normal-mixture boundary
+    against mpmath."""
     out = single_bm_expost_mixture(1, "2.5", "0.05", "3", t_grid=["10", "2.5", "1"])
     with mpmath.workdps(40):
         t, rho, d = mpmath.mpf("2.5"), mpmath.mpf(3), mpmath.mpf("0.05")
@@ -59,6 +61,8 @@ def test_w22_thm3_6_certified_value_against_mpmath() -> None:
 
 
 def test_w22_linear_ex_post_against_mpmath() -> None:
+    """W22-LinearExPost (single_bm_expost_linear): the linear-boundary ex-post value against
+    mpmath."""
     out = single_bm_expost_linear(2, "0.5", "0.01", "0.3")
     with mpmath.workdps(40):
         t, a, d = mpmath.mpf("0.5"), mpmath.mpf("0.3"), mpmath.mpf(2)

@@ -40,6 +40,7 @@ def _rho_star(eps: float, dpp: float) -> mpmath.mpf:
 
 
 def test_r23_thm6_reproduces_the_2_705_stop() -> None:
+    """R23-Thm6 (UnifiedFilter): the section-7 stop at a squared-parameter sum of about 2.705."""
     # R23 section 7: the interaction stops when the sum of squared privacy parameters
     # exceeds "roughly 2.705"; at epsilon = 10, delta'' = 1e-6, 2 rho* = 2.706 (1e-3).
     rule = UnifiedFilter(10, 0, "1e-6")
@@ -82,6 +83,8 @@ def test_r23_eq4_precheck_uses_t_min_and_charge_uses_t_stop() -> None:
 
 
 def test_r23_eq4_smallest_time_value_is_admitted_and_tight() -> None:
+    """R23-Lem6.2 (BrownianFilter) and R23-Thm6 (UnifiedFilter), R23-Eq4: the smallest admissible
+    time value is admitted, and a hair less is refused."""
     for rule in (UnifiedFilter(10, 0, "1e-6"), BrownianFilter(1, "0.05")):
         state = rule.start()
         _, state = state.spend(bm_spend(1, 100, 200))
@@ -107,6 +110,7 @@ def test_r23_thm6_zcdp_rounds_agree_with_r23_thm2() -> None:
 
 
 def test_r23_lem6_2_kinds_and_validation() -> None:
+    """R23-Lem6.2 (BrownianFilter): only BM stops are accepted; bad stops are rejected."""
     state = BrownianFilter(1, "0.05").start()
     with pytest.raises(UnsupportedGuaranteeError):
         state.decide(ZCDP("0.01"))

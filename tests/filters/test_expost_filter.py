@@ -24,6 +24,8 @@ from adaptive_dp.verify.estimators import clopper_pearson
 
 
 def test_r23_def4_1_expost_value_validation() -> None:
+    """R23-Def4.1 (ExPost): an ex-post value with 0 <= epsilon <= max_epsilon and delta in [0,
+    1)."""
     e = ExPost("0.35", 0, "0.5")
     assert e.epsilon == Fraction(35, 100) and e.max_epsilon == Fraction(1, 2)
     assert ExPost("0.2").max_epsilon == Fraction(1, 5)

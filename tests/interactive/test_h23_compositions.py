@@ -284,7 +284,8 @@ def _strip_refusal(view: tuple[object, ...]) -> tuple[object, ...]:
 
 @pytest.mark.parametrize("budget", ["1.2", "3.4", "4.5", "100"])
 def test_lem219_views_coincide_with_shared_randomness(budget: str) -> None:
-    """Lemma B.1: View(A <-> M(x)) = Trunc_d(View(A <-> G-OdomCon)) for the halting
+    """H23-Alg14 (AddPrivacyLoss) and H23-Alg15 (RemovePrivacyLoss), H23-Lem2.19: Lemma B.1: View(A
+    <-> M(x)) = Trunc_d(View(A <-> G-OdomCon)) for the halting
     odometer M; M's view equals (P14 o F(.; d)-FiltCon)'s view (Alg 14), and
     P15 o M's view equals F(.; d)-FiltCon's view (Alg 15), up to the closing refusal
     message (M says halt where the filter says insufficient budget)."""

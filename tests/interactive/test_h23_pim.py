@@ -104,7 +104,8 @@ def test_alg7_identity_pim(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
 def test_thm217_alg8_alg9_shared_randomness(seed: int) -> None:
-    """Thm 2.17's proof: View(A <-> P o M) = g(View(A' <-> M)) with A' of Alg 8 and g of
+    """H23-Alg8 (PIMAdversary) and H23-Alg9 (collapse_view), H23-Thm2.17: Thm 2.17's proof: View(A
+    <-> P o M) = g(View(A' <-> M)) with A' of Alg 8 and g of
     Alg 9, path by path with shared coins."""
     m = FiltCon(PureDPFilter(10))
     adv, pim = _interleaver(), AskTwice()
@@ -212,7 +213,8 @@ _TOKENS = st.lists(
 @given(_TOKENS, st.integers(2, 4), st.integers(0, 2**16))
 def test_alg12_split_filter_equivalence(tokens: list[tuple[str, object]], k: int,
                                         seed: int) -> None:
-    """Lem 4.7's induction step: F_K(.; eps)-FiltCon(IM) and P o F_2(.; eps)-FiltCon(IM)
+    """H23-Alg12 (SplitFilterPIM), H23-Lem4.7: Lem 4.7's induction step: F_K(.; eps)-FiltCon(IM) and
+    P o F_2(.; eps)-FiltCon(IM)
     (Alg 12: slot 2 holds F_{K-1}(.; eps - eps_1)) give equal views with shared coins
     (refuse-and-continue reading of A6)."""
     eps = Fraction("1.6")
@@ -232,7 +234,8 @@ def test_alg12_split_filter_equivalence(tokens: list[tuple[str, object]], k: int
                 min_size=1, max_size=10),
        st.sampled_from([2, 3, 10]), st.integers(0, 2**16))
 def test_alg13_zcdp_as_rdp_equivalence(script: list[object], alpha: int, seed: int) -> None:
-    """Thm 4.10's proof: F(.; rho)-FiltCon(IM) = P13 o F^(alpha)(.; rho alpha)-FiltCon(IM)
+    """H23-Alg13 (ZCDPToRDP), H23-Thm4.10: Thm 4.10's proof: F(.; rho)-FiltCon(IM) = P13 o
+    F^(alpha)(.; rho alpha)-FiltCon(IM)
     for every alpha (same launches accepted, same answers with shared coins)."""
     rho = Fraction("0.6")
     child = RandomizedResponseIM("0.6", 2)  # ln 1.5: declared zCDP (ln 1.5)^2 / 2 < 0.1

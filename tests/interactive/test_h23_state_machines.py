@@ -202,7 +202,8 @@ def test_def17_rr_exact_view_dp() -> None:
 
 
 def test_renyi_closed_form_rr() -> None:
-    """D_alpha of one RR answer: 1/(alpha-1) log(p^a q^(1-a) + q^a p^(1-a))."""
+    """R23-RenyiDivergence (renyi_divergence): D_alpha of finite distributions against the closed
+    form. D_alpha of one RR answer: 1/(alpha-1) log(p^a q^(1-a) + q^a p^(1-a))."""
     m = RandomizedResponseIM("0.75", 1)
     adv = FunctionAdversary(lambda h: 0 if len(h) < 2 else Refusal.HALT)
     d0 = view_distribution(adv, m, (0,))

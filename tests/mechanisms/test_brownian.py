@@ -27,6 +27,7 @@ GRID = (4.0, 2.5, 1.0, 0.3)
     [(), (1.0, 1.0), (1.0, 2.0), (1.0, 0.0), (1.0, -1.0), (math.nan,), (math.inf, 1.0)],
 )
 def test_r23_def4_4_rejects_bad_grids(times: tuple[float, ...]) -> None:
+    """R23-Def4.2: the grid must satisfy t^{(1)} > t^{(2)} > ... > t^{(k)} > 0 (finite)."""
     with pytest.raises((GridError, NonFiniteError)):
         BrownianNoiseReduction(1, times)
 
@@ -64,6 +65,8 @@ def test_r23_def4_4_backward_equals_forward_construction_two_sample() -> None:
 
 
 def test_r23_def4_4_backward_step_law() -> None:
+    """W22-ReverseSampling (brownian_backward_step): B(s) given B(t) = b is N((s/t) b, s (t -
+    s)/t)."""
     rng = np.random.default_rng(3)
     draws = brownian_backward_step(np.full(100_000, 2.0), 4.0, 1.0, rng)
     # N((1/4) * 2, 1 * 3/4)
@@ -74,6 +77,7 @@ def test_r23_def4_4_backward_step_law() -> None:
 
 
 def test_r23_def4_3_stopping_function_sees_only_the_prefix() -> None:
+    """R23-Def4.3 (StoppingFunction): the stopping function sees the released prefix only."""
     rng = np.random.default_rng(11)
     seen: list[tuple[int, int]] = []
 
@@ -114,6 +118,8 @@ def test_r23_lem4_1_joint_density_is_gaussian_with_min_covariance() -> None:
 
 
 def test_r23_def4_2_typical_grid_from_epsilons() -> None:
+    """R23-Def4.2 (NoiseReductionMechanism grid): a strictly decreasing grid from target
+    epsilons."""
     grid = time_grid_from_epsilons([0.5, 1.0, 2.0])
     assert grid[0] >= 4.0 and grid[1] >= 1.0 and grid[2] >= 0.25
     assert grid[2] - 0.25 < 1e-15

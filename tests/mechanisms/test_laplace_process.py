@@ -55,6 +55,8 @@ def test_r23_def_a1_kernel_is_a_probability_law(
 def test_r23_def_a1_reverse_sampler_matches_forward_construction(
     grid: tuple[float, ...],
 ) -> None:
+    """R23-LaplaceProcess (laplace_process_sample): the reverse sampler has the law of the forward
+    construction."""
     rng = np.random.default_rng(99)
     n = 100_000
     rev = laplace_process_sample(grid, n, 1, rng)[:, :, 0]
@@ -89,6 +91,7 @@ def test_r23_def_a1_reverse_sampler_matches_forward_construction(
 
 
 def test_r23_def_a1_reverse_step_keeps_the_same_float() -> None:
+    """R23-LaplaceReleaseKernel (laplace_reverse_step): equal time values keep the same value."""
     rng = np.random.default_rng(4)
     z = np.full(10_000, 0.5)
     u = laplace_reverse_step(z, 1.0, 0.5, rng)
@@ -97,6 +100,8 @@ def test_r23_def_a1_reverse_step_keeps_the_same_float() -> None:
 
 
 def test_r23_def_a1_chapman_kolmogorov() -> None:
+    """R23-LaplaceReleaseKernel (laplace_reverse_step): two kernel steps equal one in law
+    (Chapman-Kolmogorov)."""
     rng = np.random.default_rng(8)
     n = 100_000
     z1 = rng.laplace(0, 2.0, n)
