@@ -21,6 +21,7 @@ noise it has not seen).
 - ``R23-Thm3/two-ledgers`` (tail at epsilon + epsilon' = 2 vs delta''): Gaussian rounds in an
   R23-Thm2 ledger (epsilon = 1) and Laplace rounds in an R23-Lem5.2 ledger (epsilon' = 1),
   a sequence fixed in advance (noninteractive; the concurrent composition is issue 8's).
+  Twin ``lookahead-dropped`` (on the ex-post ledger only): Laplace requests of 1.9 > 1.
 - ``R23-Lem6.2/budget-hugging``, ``/stop-at-worst`` and ``R23-Thm6/budget-hugging``,
   ``/stop-at-worst`` (tail at epsilon = 1 vs delta'' = 0.05 / 1e-3): BMs whose grid reaches
   the smallest admissible time value (rounded up to a 1.05-lattice), alternating (Thm6) with
@@ -43,7 +44,7 @@ from numpy.typing import NDArray
 from adaptive_dp.evalues.backward import backward_martingale
 from adaptive_dp.evalues.boundaries import NormalMixtureBoundary
 from adaptive_dp.evalues.expost import brownian_expost_float, single_bm_expost_float
-from adaptive_dp.filters.base import FastFilterState
+from adaptive_dp.filters.base import Decision, FastFilterState
 from adaptive_dp.filters.brownian import (
     BrownianFilter,
     UnifiedFilter,
@@ -52,6 +53,7 @@ from adaptive_dp.filters.brownian import (
 )
 from adaptive_dp.filters.expost import ExPostFilter, fast_expost_spend
 from adaptive_dp.filters.zcdp import ZCDPFilter
+from adaptive_dp.guarantees.definitions import ZCDP, PureDP
 from adaptive_dp.loss.brownian import bm_release_loss
 from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction, brownian_sample
@@ -75,6 +77,7 @@ from adaptive_dp.verify.twins.expost import (
     PrecheckRemovedUnified,
     drift_removed_backward_martingale,
     fixed_time_gaussian_expost_float,
+    lookahead_dropped_two_ledgers,
 )
 
 __all__ = ["CLAIMS"]
@@ -400,33 +403,54 @@ def _lem52_twin(profile: str) -> Setup:
 # -- R23-Thm3 (the two ledgers, noninteractive) ------------------------------------------------
 
 
-def _thm3(profile: str) -> Setup:
-    dpp = profile_delta(profile, 0.05)
+def _two_ledgers_experiment(ledgers: Callable[[], tuple[ZCDPFilter, ExPostFilter]],
+                            laplace_epsilon: Fraction) -> Experiment:
+    """Alternate a Gaussian round of rho = 0.01 (zCDP ledger) and a Laplace round of
+    ``laplace_epsilon`` (ex-post ledger, charged its pure epsilon), a sequence fixed in
+    advance, until the zCDP ledger halts; the ledgers are shared by all paths."""
+    rho = Fraction(1, 100)
 
     def run(paths: int, rng: np.random.Generator, under: str) -> Array:
         c0, c1 = _pair(under)
-        zl = ZCDPFilter(1, 0, dpp).start()
-        xl = ExPostFilter(1).start()
+        zcdp_rule, expost_rule = ledgers()
+        zl, xl = zcdp_rule.start(), expost_rule.start()
         total = np.zeros(paths)
-        from adaptive_dp.filters.base import Decision
-        from adaptive_dp.guarantees.definitions import ZCDP, PureDP
-
-        rho = Fraction(1, 100)
+        scale = 1 / float(laplace_epsilon)
         while True:
             d, zl = zl.spend(ZCDP(rho))
             if d is Decision.HALT:
                 break
             total += _gaussian_round(rng, np.ones(paths, dtype=bool),
                                      np.full(paths, float(rho)), c0, c1)
-            d, xl = xl.spend(PureDP(Fraction(1, 10)))
+            d, xl = xl.spend(PureDP(laplace_epsilon))
             if d is Decision.CONTINUE:
-                y = c0 + rng.laplace(0.0, 10.0, paths)
-                total += (np.abs(y - c1) - np.abs(y - c0)) / 10.0
+                y = c0 + rng.laplace(0.0, scale, paths)
+                total += (np.abs(y - c1) - np.abs(y - c0)) / scale
         return total
 
+    return run
+
+
+def _thm3(profile: str) -> Setup:
+    dpp = profile_delta(profile, 0.05)
+    run = _two_ledgers_experiment(lambda: (ZCDPFilter(1, 0, dpp), ExPostFilter(1)),
+                                  Fraction(1, 10))
     return Setup(Quantity.TAIL, 2.0, dpp, run, samples_for(Quantity.TAIL, dpp),
                  note="Gaussian rounds rho=0.01 (R23-Thm2 ledger, eps=1) and Laplace "
                  "eps=0.1 (R23-Lem5.2 ledger, eps'=1), fixed sequence")
+
+
+THM3_TWIN_LAPLACE_EPSILON = Fraction(19, 10)
+"""The twin's Laplace rounds: the first (1.9 > epsilon' = 1) is admitted without the
+look-ahead, the next ones are refused; P[L > 2] is about 0.24 against delta'' = 0.05."""
+
+
+def _thm3_twin(profile: str) -> Setup:
+    dpp = 0.05  # twins keep the quick scenario
+    run = _two_ledgers_experiment(lambda: lookahead_dropped_two_ledgers(1, dpp, 1),
+                                  THM3_TWIN_LAPLACE_EPSILON)
+    return Setup(Quantity.TAIL, 2.0, dpp, run, samples_for(Quantity.TAIL, dpp),
+                 note="ex-post ledger without look-ahead, Laplace eps=1.9 requests")
 
 
 # -- registry ------------------------------------------------------------------------------
@@ -480,7 +504,9 @@ CLAIMS: tuple[Claim, ...] = (
           lambda p: _lem52(p, "worst"),
           (Twin("lookahead-dropped", "look-ahead dropped", _lem52_twin),)),
     Claim("R23-Thm3", "two-ledgers", Quantity.TAIL,
-          "zCDP and ex-post ledgers under separate budgets: (eps + eps', delta'')", _thm3),
+          "zCDP and ex-post ledgers under separate budgets: (eps + eps', delta'')", _thm3,
+          (Twin("lookahead-dropped", "look-ahead dropped on the ex-post ledger", _thm3_twin,
+                "R23-Lem5.2"),)),
     Claim("R23-Lem6.2", "budget-hugging", Quantity.TAIL,
           "BM filter: P[L > epsilon] <= delta", lambda p: _lem62(p, "hug"), _brownian_twins()),
     Claim("R23-Lem6.2", "stop-at-worst", Quantity.TAIL,

@@ -12,6 +12,8 @@ rule with exactly one named defect, overriding one private hook.
   used as an ex-post bound under adaptive stopping: :func:`fixed_time_gaussian_expost_float`.
 - ``drift-removed``: exp(lambda B(t)/t) without the -lambda^2/(2t) term as a backward
   "martingale": :func:`drift_removed_backward_martingale`.
+- ``lookahead-dropped`` on R23-Thm3's ex-post ledger (the zCDP ledger kept valid):
+  :func:`lookahead_dropped_two_ledgers`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 from adaptive_dp.filters.base import FloatArray
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
 from adaptive_dp.filters.expost import ExPostFilter
+from adaptive_dp.filters.zcdp import ZCDPFilter
+from adaptive_dp.numerics import ExactLike
 
 __all__ = [
     "FirstTimeChargedBrownian",
@@ -35,6 +39,7 @@ __all__ = [
     "PrecheckRemovedUnified",
     "drift_removed_backward_martingale",
     "fixed_time_gaussian_expost_float",
+    "lookahead_dropped_two_ledgers",
 ]
 
 
@@ -116,6 +121,16 @@ class LookaheadDroppedExPost(ExPostFilter):
 
     def _fast_lookahead(self, spent: FloatArray, max_epsilon: FloatArray) -> FloatArray:
         return spent
+
+
+def lookahead_dropped_two_ledgers(
+    epsilon: ExactLike, delta_double_prime: ExactLike, epsilon_prime: ExactLike
+) -> tuple[ZCDPFilter, ExPostFilter]:
+    """R23-Thm3's two ledgers with one defect: the zCDP ledger is R23-Thm2's (valid,
+    delta = 0), the ex-post ledger is :class:`LookaheadDroppedExPost` (R23-Lem5.2 without
+    "spent + max E <= epsilon'": a request is admitted while the spent part alone is within
+    epsilon')."""
+    return ZCDPFilter(epsilon, 0, delta_double_prime), LookaheadDroppedExPost(epsilon_prime)
 
 
 def fixed_time_gaussian_expost_float(
