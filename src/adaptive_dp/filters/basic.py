@@ -66,7 +66,8 @@ class PureDPFilter(Rule):
 
 @dataclass(frozen=True, slots=True, init=False)
 class BasicFilter(Rule):
-    """CS2080-BasicComp as a continuation rule: the basic approximate-DP filter.
+    """CS2080-BasicComp / RRUV16-BasicFilter as a continuation rule: the basic approximate-DP
+    filter.
 
     Condition implemented (non-strict, n+1 look-ahead): admit the next
     (epsilon_{k+1}, delta_{k+1})-DP mechanism iff "sum_{i <= k+1} epsilon_i <= epsilon and
