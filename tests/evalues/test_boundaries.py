@@ -28,6 +28,7 @@ BOUNDARIES: list[Boundary] = [
 
 
 def test_normal_mixture_integral_by_quadrature() -> None:
+    """EXT-HRMS21NormalMixture: the mixture integral and the boundary b(v) at 1/delta."""
     # int exp(l S - l^2 V/2) N(l; 0, 1/rho) dl = sqrt(rho/(V+rho)) exp(S^2/(2(V+rho)))
     with mpmath.workdps(30):
         s, v, rho = mpmath.mpf("1.7"), mpmath.mpf("2.3"), mpmath.mpf("0.4")

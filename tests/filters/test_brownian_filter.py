@@ -83,8 +83,8 @@ def test_r23_eq4_precheck_uses_t_min_and_charge_uses_t_stop() -> None:
 
 
 def test_r23_eq4_smallest_time_value_is_admitted_and_tight() -> None:
-    """R23-Lem6.2 (BrownianFilter) and R23-Thm6 (UnifiedFilter), R23-Eq4: the smallest admissible
-    time value is admitted, and a hair less is refused."""
+    """R23-Lem6.2 (BrownianFilter, pre-check R23-Eq3) and R23-Thm6 (UnifiedFilter, pre-check
+    R23-Eq4): the smallest admissible time value is admitted, and a hair less is refused."""
     for rule in (UnifiedFilter(10, 0, "1e-6"), BrownianFilter(1, "0.05")):
         state = rule.start()
         _, state = state.spend(bm_spend(1, 100, 200))

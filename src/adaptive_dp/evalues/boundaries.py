@@ -73,8 +73,9 @@ class VilleBoundary:
 
 @dataclass(frozen=True, slots=True, init=False)
 class NormalMixtureBoundary:
-    """Normal mixture (Robbins; Howard et al. 2021), mixing lambda ~ N(0, 1/rho), rho > 0
-    fixed in advance: "int exp(lambda S - lambda^2 V/2) N(lambda; 0, 1/rho) d lambda
+    """EXT-HRMS21NormalMixture: normal mixture (Robbins; Howard et al. 2021), mixing
+    lambda ~ N(0, 1/rho), rho > 0 fixed in advance:
+    "int exp(lambda S - lambda^2 V/2) N(lambda; 0, 1/rho) d lambda
     = sqrt(rho/(V + rho)) exp(S^2/(2(V + rho)))", so by Ville
     b(v) = sqrt(2 (v + rho) log(sqrt((v + rho)/rho)/delta)).  Needs the supermartingale
     property for every real lambda (BM rounds only: R23-Thm5)."""

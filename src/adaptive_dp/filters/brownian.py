@@ -145,7 +145,8 @@ class BrownianFilter(UnifiedFilter):
 
 
 def smallest_time_value(state: FilterState, sensitivity: ExactLike) -> float | None:
-    """The smallest admissible t_min for a BM of this sensitivity, rounded UP, or None.
+    """R23-Eq3 / R23-Eq4: the pre-check solved for the time value, the smallest admissible
+    t_min for a BM of this sensitivity, rounded UP, or None.
 
     "sensitivity^2/(2 t_min) <= remaining rho": t = Delta^2/(2 rho_room), rho_room the
     largest admissible rho (rounded down), then stepped up until ``decide`` admits it.
