@@ -7,6 +7,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adaptive_dp.applications.exponential import ExponentialMechanism, range_sensitivity
 from adaptive_dp.errors import ParameterError
@@ -105,3 +107,19 @@ def test_twin_scenario_has_power(relation: str, x: tuple[int, ...], xp: tuple[in
     assert twin.scale == pytest.approx(ExponentialMechanism(2, relation).scale / 2)
     claimed = zcdp_delta_optimal(twin.guarantee(), Fraction(13, 10))
     assert _exact_hockey_stick(x, xp, twin.scale, 1.3) >= 2 * claimed
+
+
+@settings(max_examples=40)
+@given(base=st.lists(st.integers(0, 6), min_size=2, max_size=5),
+       data=st.data(), eps=st.sampled_from([0.5, 1.0, 2.0]),
+       at=st.sampled_from([0.3, 0.8, 1.3]))
+def test_add_remove_neighbours_never_exceed_the_charge(
+        base: list[int], data: st.DataObject, eps: float, at: float) -> None:
+    """EXT-CR21 law on exact selection probabilities: for any count vector and any
+    add/remove neighbour (each count +0 or +1), delta(at) <= the EXT-CKS20 delta of
+    ZCDP(eps^2/8)."""
+    bumps = data.draw(st.lists(st.integers(0, 1), min_size=len(base), max_size=len(base)))
+    x = tuple(base)
+    xp = tuple(b + d for b, d in zip(base, bumps, strict=True))
+    m = ExponentialMechanism(eps)
+    assert _exact_hockey_stick(x, xp, m.scale, at) <= zcdp_delta_optimal(m.guarantee(), at)

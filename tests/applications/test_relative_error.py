@@ -10,6 +10,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adaptive_dp.applications.data import zipf_histograms
 from adaptive_dp.applications.relative_error import (
@@ -214,3 +216,15 @@ def test_unknown_method_and_bad_histograms() -> None:
         run_doubling(np.ones(3), SETTINGS, np.random.default_rng(0))
     with pytest.raises(ParameterError):
         run_brownian(-np.ones((1, 3)), SETTINGS, np.random.default_rng(0))
+
+
+@settings(max_examples=60)
+@given(truth=st.floats(0, 1e7), sigma=st.floats(1e-3, 1e4), u=st.floats(-1, 1),
+       alpha=st.sampled_from([0.01, 0.05, 0.2]))
+def test_condition_implies_relative_error_on_the_good_event(
+        truth: float, sigma: float, u: float, alpha: float) -> None:
+    """Law: released and |noise| <= z sigma  =>  |y_hat - y| <= alpha y (up to rounding)."""
+    cond = StoppingCondition(alpha, 0.05)
+    noisy = truth + u * cond.z * sigma
+    if bool(cond(noisy, sigma)):
+        assert abs(noisy - truth) <= alpha * truth * (1 + 1e-9) + 1e-9
