@@ -55,6 +55,8 @@ def _rng() -> np.random.Generator:
 
 
 def test_alg1_concomp_routes_and_rejects() -> None:
+    """H23-Def2.4 / R23-Def2.7 (Alg 1): (j, q) goes to M_j only, which alone changes state;
+    anything else is an invalid query."""
     m = ConComp((RR, RR2))
     rng = _rng()
     s, a = m.step((0, 1), LAMBDA, rng)

@@ -58,7 +58,7 @@ class _EmptyAnswer:
 
 
 def test_def14_requirements() -> None:
-    """H23-Def1.4: s' != lambda always; a != lambda except on initialization."""
+    """H23-Def1.4 / R23-Def2.6: s' != lambda always; a != lambda except on initialization."""
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="empty state"):
         checked_step(_EmptyState(), 0, "q", rng)

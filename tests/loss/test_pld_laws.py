@@ -96,6 +96,8 @@ def test_hockey_stick_monotone_in_unit_interval(
 
 @pytest.mark.parametrize("mech", MECHANISMS, ids=IDS)
 def test_hockey_stick_equals_integral(mech: Mechanism) -> None:
+    """EXT-HockeyStick: delta(epsilon) of every PLD equals int (p - e^epsilon q)_+ from the
+    densities."""
     p = pld(mech)
     for t in [-1.0, 0.2, 0.7, 1.5]:
         assert p.hockey_stick(t) == pytest.approx(

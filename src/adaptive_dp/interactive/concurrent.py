@@ -87,7 +87,7 @@ class _ConState:
 
 @dataclass(frozen=True, slots=True)
 class ConComp(Composite):
-    """H23-Def2.4 / Alg 1: ConComp(M_1, ..., M_k) answers (j, q) with M_j's answer and
+    """H23-Def2.4 / R23-Def2.7 / Alg 1: ConComp(M_1, ..., M_k) answers (j, q) with M_j's answer and
     changes only s_j; anything else is "invalid query" with the state unchanged."""
 
     mechanisms: tuple[InteractiveMechanism, ...]

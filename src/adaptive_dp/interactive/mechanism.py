@@ -115,7 +115,7 @@ Transition = tuple[Fraction, object, object]
 
 @runtime_checkable
 class InteractiveMechanism(Protocol):
-    """H23-Def1.4: ``(s', a) = M(s, q; r)`` with coins drawn from ``rng``."""
+    """H23-Def1.4 / R23-Def2.6: ``(s', a) = M(s, q; r)`` with coins drawn from ``rng``."""
 
     def step(
         self, state: object, message: object, rng: np.random.Generator

@@ -57,7 +57,8 @@ class PrivacyLossDistribution(ABC):
 
     @abstractmethod
     def hockey_stick(self, epsilon: float) -> float:
-        """delta(epsilon) = E_P[(1 - e^{epsilon - L})_+] = sup_T P(T) - e^epsilon Q(T)."""
+        """EXT-HockeyStick: delta(epsilon) = E_P[(1 - e^{epsilon - L})_+]
+        = sup_T P(T) - e^epsilon Q(T)."""
 
     @abstractmethod
     def swap(self) -> PrivacyLossDistribution:
