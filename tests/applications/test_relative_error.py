@@ -1,5 +1,7 @@
-"""R23 section 7 (reconstructed): relative-error counts, doubling method (R23-Thm2) and
-Brownian noise reduction (R23-Thm6), with the shared stopping condition."""
+"""R23 section 7 (reconstructed): relative-error counts. R23-DoublingMethod (run_doubling,
+with R23-Thm2) and R23-BrownianRelativeError (run_brownian, with R23-Thm6), the shared
+R23-RelativeErrorStop (StoppingCondition), R23-RelativeError (within_relative_error) and
+R23-ExperimentBudget (Settings: the stop at 2.705)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from adaptive_dp.applications.relative_error import (
     run_brownian,
     run_doubling,
     run_method,
+    within_relative_error,
 )
 from adaptive_dp.errors import InsufficientBudgetError, ParameterError
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP
@@ -72,6 +75,8 @@ def test_stopping_condition_z_and_boundary() -> None:
     assert not cond(threshold * 0.999999, sigma)
     assert not cond(-threshold, sigma)
     assert cond.within(101.0, 100.0) and not cond.within(101.01, 100.0)
+    assert within_relative_error(95.0, 100.0, 0.05)
+    assert not within_relative_error(94.9, 100.0, 0.05)
 
 
 def test_stopping_condition_controls_error_at_a_fixed_iterate() -> None:
@@ -161,6 +166,8 @@ def test_doubling_squares_double_from_eps2_min(outcomes: dict[str, Outcome]) -> 
         assert attempts[0] == pytest.approx(0.5e-6, rel=1e-9)
         for a, b in itertools.pairwise(attempts):
             assert b == pytest.approx(2 * a, rel=1e-9)
+        # R23-DoublingMethod: sum_{i<=k} eps_i^2 < 2 eps_k^2 (< 4 eps*^2 for the ideal eps*)
+        assert sum(attempts) < 2 * attempts[-1]
 
 
 def test_brownian_grid_is_equally_spaced_in_eps2(outcomes: dict[str, Outcome]) -> None:

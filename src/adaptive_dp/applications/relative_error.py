@@ -55,6 +55,7 @@ __all__ = [
     "run_brownian",
     "run_doubling",
     "run_method",
+    "within_relative_error",
 ]
 
 Method = Literal["doubling", "brownian"]
@@ -67,8 +68,9 @@ rounding; a refused attempt is never run)."""
 
 @dataclass(frozen=True, slots=True, init=False)
 class StoppingCondition:
-    """R23 section 7.2's stopping condition (reconstructed: the seed drops the formula; it
-    is "based on the noisy count and the corresponding privacy loss parameter").
+    """R23-RelativeErrorStop (reconstructed; R23 section 7.2 drops the formula: "we use the
+    following condition based on the noisy count and the corresponding privacy loss
+    parameter at iterate k").
 
     Release the noisy count y_hat of an iterate with noise standard deviation sigma
     (= 1/eps^(k) for both methods: N(0, 1/eps^2) noise, or B(t) with t = 1/eps^2) iff
@@ -102,18 +104,24 @@ class StoppingCondition:
         return out
 
     def within(self, noisy: ArrayLike, truth: ArrayLike) -> NDArray[np.bool_]:
-        """Whether each noisy count is truly within relative error alpha: |y_hat - y| <= alpha y."""
-        y = np.asarray(truth, dtype=np.float64)
-        out: NDArray[np.bool_] = np.abs(np.asarray(noisy, dtype=np.float64) - y) <= (
-            self.alpha * y
-        )
-        return out
+        """R23-RelativeError at this condition's alpha (:func:`within_relative_error`)."""
+        return within_relative_error(noisy, truth, self.alpha)
+
+
+def within_relative_error(noisy: ArrayLike, truth: ArrayLike, alpha: float) -> NDArray[np.bool_]:
+    """R23-RelativeError (reconstructed; R23 section 7: "if y is the true count and y_hat
+    the noisy count, we require ..."): "|y_hat - y| <= alpha y", elementwise."""
+    y = np.asarray(truth, dtype=np.float64)
+    out: NDArray[np.bool_] = np.abs(np.asarray(noisy, dtype=np.float64) - y) <= alpha * y
+    return out
 
 
 @dataclass(frozen=True, slots=True, init=False)
 class Settings:
-    """The experiment's parameters (R23 section 7; the reconstructed ones fixed once, before
-    any result was seen, and recorded in docs/relative-error.md).
+    """R23-ExperimentBudget (reconstructed): the experiment's parameters (R23 section 7;
+    the lost ones fixed once, before any result was seen, and recorded in
+    docs/relative-error.md).  "stop if [the sum of squared privacy parameters] is more than
+    roughly 2.705": epsilon = 10, delta'' = 1e-6 give 2 rho* = 2.70602.
 
     ``epsilon``/``delta``: the overall (epsilon, delta)-DP target, delta being the
     filters' delta'' (their delta part is 0): 10 and 1e-6, where 2 rho* = 2.706 (R23:
@@ -305,8 +313,12 @@ def _record(run: _Run, settings: Settings, released: NDArray[np.bool_],
 def run_doubling(
     histograms: ArrayLike, settings: Settings, rng: np.random.Generator
 ) -> Outcome:
-    """R23 section 7.1's doubling method with the R23-Thm2 filter, one trial per row of
-    ``histograms`` (shape ``(trials, domain)``), all trials advanced together."""
+    """R23-DoublingMethod (reconstructed, R23 section 7.1): "Gaussian attempts with squared
+    parameters eps_{k+1}^2 = 2 eps_k^2 (capped by the largest value the remaining budget
+    allows), each charged rho_k = eps_k^2/2 to an R23-Thm2 filter; release the first noisy
+    count meeting R23-RelativeErrorStop, discard if the largest allowed value fails".
+    One trial per row of ``histograms`` (shape ``(trials, domain)``), all trials advanced
+    together; each round first selects by the exponential mechanism (EXT-CR21)."""
     run = _start(histograms)
     rule = settings.zcdp_filter()
     rho_star = _rho_star(rule)
@@ -359,8 +371,13 @@ def _bm_grid(eps2_min: float, eps2_max: NDArray[np.float64], size: int) -> NDArr
 def run_brownian(
     histograms: ArrayLike, settings: Settings, rng: np.random.Generator
 ) -> Outcome:
-    """R23 section 7.2's Brownian noise reduction with the unified filter R23-Thm6, one
-    trial per row of ``histograms``, all trials advanced together."""
+    """R23-BrownianRelativeError (reconstructed, R23 section 7.2): "select the top count with
+    the exponential mechanism (eps_EM^2/8-zCDP by EXT-CR21), then run a BM on that count
+    over 1000 squared parameters equally spaced from eps_min^2 to the largest allowed value
+    (t^(k) = 1/eps_k^2), stop at the first iterate meeting R23-RelativeErrorStop, charge
+    1/(2 t^(T)) to an R23-Thm6 filter; discard on failure".  The BM is admitted only if
+    the R23-Eq4 pre-check holds at its smallest time value.  One trial per row of
+    ``histograms``, all trials advanced together."""
     run = _start(histograms)
     rule = settings.unified_filter()
     rho_star = _rho_star(rule)
