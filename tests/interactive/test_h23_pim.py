@@ -116,8 +116,8 @@ def test_thm217_alg8_alg9_shared_randomness(seed: int) -> None:
 
 
 def test_thm217_exact_distributions_and_postprocessing() -> None:
-    """In distribution (enumeration): g(View(A' <-> M)) ~ View(A <-> P o M), and the
-    postprocessed views are no less private than M's (Thm 2.17)."""
+    """H23-Thm2.17: in distribution (enumeration), g(View(A' <-> M)) ~ View(A <-> P o M),
+    and the postprocessed views are no less private than M's."""
     m = FiltCon(PureDPFilter(10))
     adv, pim = _interleaver(), AskTwice()
     for x in ((0,), (1,)):

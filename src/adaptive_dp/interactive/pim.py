@@ -90,7 +90,8 @@ class _PostState:
 
 @dataclass(frozen=True, slots=True)
 class Postprocessed(Composite):
-    """H23-Def2.16 / Alg 7: the interactive mechanism P o M."""
+    """H23-Def2.16 / H23-Thm2.17 / Alg 7: the interactive mechanism P o M (d-D DP whenever
+    M is, H23-Thm2.17)."""
 
     pim: PIM
     mechanism: InteractiveMechanism
