@@ -1,4 +1,4 @@
-"""R23 section 7.2 experiment driver: metrics, CSV, plot."""
+"""R23-SyntheticExperiment (run_experiment, R23 section 7.2 and Figure 3): metrics, CSV, plot."""
 
 from __future__ import annotations
 

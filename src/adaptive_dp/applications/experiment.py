@@ -96,7 +96,11 @@ def run_experiment(
     certify: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[Row, ...]:
-    """Run both methods on ``trials`` independent Zipf histograms per sample size.
+    """R23-SyntheticExperiment (reconstructed; R23 section 7.2 and its Figure 3): run both
+    methods on ``trials`` independent Zipf histograms per sample size; "we then vary the
+    sample size of the data ... and see how many results are returned and of those
+    returned, how many satisfy the actual relative error, which we refer to as precision.
+    Note that if 0 results are returned, then we consider the precision to be 1."
 
     Randomness: one ``numpy.random.SeedSequence(seed)`` spawns a stream per sample size,
     which spawns the data stream and one stream per method; both methods see the same
