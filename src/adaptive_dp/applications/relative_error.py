@@ -2,7 +2,7 @@
 within relative error alpha of its true count, under one (epsilon, delta) budget.
 
 Each round selects the top remaining element with the exponential mechanism
-(:class:`~adaptive_dp.applications.exponential.ExponentialMechanism`, EXT-CR21, charged
+(:class:`~adaptive_dp.mechanisms.exponential.ExponentialMechanism`, EXT-CR21, charged
 ZCDP(eps_EM^2/8)), then releases its count by one of two methods:
 
 * :func:`run_doubling` (R23 section 7.1, the "doubling method"): Gaussian mechanisms with
@@ -35,13 +35,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from adaptive_dp.applications.exponential import ExponentialMechanism
 from adaptive_dp.errors import InsufficientBudgetError, ParameterError
 from adaptive_dp.filters.base import FastFilterState, FilterState, inflate_up
 from adaptive_dp.filters.brownian import UnifiedFilter, bm_spend, fast_bm_spend, fast_zcdp_spend
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import ZCDP
 from adaptive_dp.mechanisms.brownian import brownian_backward_step
+from adaptive_dp.mechanisms.exponential import ExponentialMechanism
 from adaptive_dp.mechanisms.gaussian import gaussian_sample
 from adaptive_dp.numerics import ExactLike, exact_delta, exact_positive, round_up
 

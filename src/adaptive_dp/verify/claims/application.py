@@ -1,7 +1,7 @@
 """Claims of the relative-error application (R23 section 7).
 
 ``EXT-CR21/<relation>``: the exponential mechanism by Gumbel noise
-(:class:`~adaptive_dp.applications.exponential.ExponentialMechanism`, bounded-range
+(:class:`~adaptive_dp.mechanisms.exponential.ExponentialMechanism`, bounded-range
 parameter eps_EM = 2, so charged ZCDP(1/2)) on worst-case neighbouring count vectors of
 two candidates: add/remove, x = (0, 0) and x' = (1, 0) (a user adds 1 to the first
 count), scale 1/eps_EM; change-one-row, x = (0, 1) and x' = (1, 0), scale 2/eps_EM.
@@ -24,8 +24,8 @@ import mpmath
 import numpy as np
 from numpy.typing import NDArray
 
-from adaptive_dp.applications.exponential import ExponentialMechanism
 from adaptive_dp.guarantees.zcdp import zcdp_delta_optimal, zcdp_to_dp_optimal
+from adaptive_dp.mechanisms.exponential import ExponentialMechanism
 from adaptive_dp.verify.claims.base import Claim, Setup, Twin, profile_delta, samples_for
 from adaptive_dp.verify.estimators import Quantity
 from adaptive_dp.verify.twins.application import HalvedScaleExponential

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from adaptive_dp.applications.exponential import ExponentialMechanism
+from adaptive_dp.mechanisms.exponential import ExponentialMechanism
 
 __all__ = ["HalvedScaleExponential"]
 

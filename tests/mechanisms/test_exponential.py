@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adaptive_dp.applications.exponential import ExponentialMechanism, range_sensitivity
 from adaptive_dp.errors import ParameterError
 from adaptive_dp.guarantees.definitions import ZCDP
 from adaptive_dp.guarantees.zcdp import zcdp_delta_optimal
+from adaptive_dp.mechanisms.exponential import ExponentialMechanism, range_sensitivity
 from adaptive_dp.verify.twins.application import HalvedScaleExponential
 
 
