@@ -72,7 +72,7 @@ def test_rdp_to_dp_single_and_curve(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_compose_rules(capsys: pytest.CaptureFixture[str]) -> None:
     data = _json(capsys, ["convert", "compose", "--rule", "basic", "--epsilon", "0.1",
-                          "--delta", "1e-7", "--k", "10", "--json"])
+                          "--mechanism-delta", "1e-7", "--k", "10", "--json"])
     assert data["epsilon"] == repr(round_up(Fraction(1))) and data["spec"] == "CS2080-BasicComp"
     assert data["delta"] == repr(round_up(Fraction(1, 10**6)))
     data = _json(capsys, ["convert", "compose", "--rule", "advanced", "--epsilon", "0.1",
@@ -84,6 +84,17 @@ def test_compose_rules(capsys: pytest.CaptureFixture[str]) -> None:
     kov = compose_kov(PureDP("0.1"), 100, "1e-6")
     assert data["epsilon"] == repr(round_up(kov.epsilon))
     assert (data["method"], data["spec"]) == ("kov15", "EXT-KOV15")
+
+
+def test_compose_total_delta_is_the_design_convention(capsys: pytest.CaptureFixture[str]) -> None:
+    """--delta is the total target (DESIGN): with k = 10 mechanisms of delta 1e-7, a total of
+    2e-6 leaves delta' = 1e-6 for advanced composition, as --delta-slack 1e-6 does."""
+    common = ["convert", "compose", "--rule", "advanced", "--epsilon", "0.1",
+              "--mechanism-delta", "1e-7", "--k", "10", "--json"]
+    by_total = _json(capsys, [*common, "--delta", "2e-6"])
+    by_slack = _json(capsys, [*common, "--delta-slack", "1e-6"])
+    assert by_total == by_slack
+    assert by_total["delta"] == repr(round_up(Fraction(2, 10**6)))
 
 
 def test_human_output(capsys: pytest.CaptureFixture[str]) -> None:
@@ -121,8 +132,14 @@ def test_json_to_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
         ["convert", "compose", "--rule", "kov", "--epsilon", "0.1", "--k", "3",
          "--delta-slack", "0"],
         ["convert", "compose", "--rule", "basic", "--epsilon", "0.1", "--k", "ten"],
-        ["convert", "compose", "--rule", "basic", "--epsilon", "0.1", "--delta", "0.5",
-         "--k", "3"],
+        ["convert", "compose", "--rule", "basic", "--epsilon", "0.1", "--mechanism-delta",
+         "0.5", "--k", "3"],
+        ["convert", "compose", "--rule", "advanced", "--epsilon", "0.1", "--k", "3",
+         "--delta", "1e-6", "--delta-slack", "1e-6"],
+        ["convert", "compose", "--rule", "advanced", "--epsilon", "0.1", "--k", "10",
+         "--mechanism-delta", "1e-7", "--delta", "1e-6"],
+        ["convert", "compose", "--rule", "basic", "--epsilon", "0.1", "--k", "3",
+         "--delta", "1e-6"],
         ["convert"],
     ],
 )

@@ -121,16 +121,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "(CS2080-BasicComp): (k epsilon, k delta). advanced (CS2080-AdvComp, DRV10): "
             "(epsilon sqrt(2k ln(1/delta')) + k epsilon (e^epsilon - 1), k delta + delta'). "
             "kov (EXT-KOV15, optimal): the smallest (k - 2i) epsilon whose total delta "
-            "1 - (1-delta)^k (1-delta_i) is <= k delta + delta'. delta' = --delta-slack."
+            "1 - (1-delta)^k (1-delta_i) is <= k delta + delta'. Here delta is each "
+            "mechanism's --mechanism-delta; give the total target --delta (= k delta + delta') "
+            "or the slack --delta-slack (delta'), not both."
         ),
     )
     c.add_argument("--rule", choices=["basic", "advanced", "kov"], required=True)
     c.add_argument("--epsilon", required=True, help="each mechanism's epsilon (>= 0)")
-    c.add_argument("--delta", default="0", help="each mechanism's delta, 0 <= delta < 1")
+    c.add_argument(
+        "--mechanism-delta", default="0", help="each mechanism's delta, 0 <= delta < 1"
+    )
+    c.add_argument(
+        "--delta", help="total target delta k delta + delta' (advanced, kov), 0 < delta < 1"
+    )
     c.add_argument("--k", required=True, type=int, help="number of mechanisms k (>= 1)")
     c.add_argument(
         "--delta-slack",
-        help="delta' of advanced composition (required for advanced and kov), 0 < delta' < 1",
+        help="delta' of advanced composition (advanced, kov; or give --delta), 0 < delta' < 1",
     )
     _add_json(c)
     c.set_defaults(_convert=_compose)
@@ -171,24 +178,31 @@ def _rdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
 
 
 def _compose(args: argparse.Namespace) -> tuple[ApproxDP, str]:
-    delta = exact(args.delta, "delta")
+    delta = exact(args.mechanism_delta, "mechanism_delta")
     base: PureDP | ApproxDP = (
-        PureDP(args.epsilon) if delta == 0 else ApproxDP(args.epsilon, args.delta)
+        PureDP(args.epsilon) if delta == 0 else ApproxDP(args.epsilon, args.mechanism_delta)
     )
     k: int = args.k
     if k < 1:
         raise UsageError(f"--k={k} is not allowed: expected an int >= 1")
     if args.rule == "basic":
+        if args.delta is not None or args.delta_slack is not None:
+            raise UsageError("--rule basic takes no --delta or --delta-slack (its delta: k delta)")
         result = compose_basic([base] * k)
         as_approx = result if isinstance(result, ApproxDP) else ApproxDP(result.epsilon, 0)
         return as_approx, "basic"
-    if args.delta_slack is None:
-        raise UsageError(f"--rule {args.rule} needs --delta-slack (delta')")
-    if args.rule == "advanced":
-        return compose_advanced(base, k, args.delta_slack), "advanced"
-    slack = exact(args.delta_slack, "delta_slack")
+    if (args.delta is None) == (args.delta_slack is None):
+        raise UsageError(f"--rule {args.rule} needs exactly one of --delta and --delta-slack")
+    if args.delta_slack is not None:
+        slack = exact(args.delta_slack, "delta_slack")
+    else:
+        slack = exact(args.delta, "delta") - k * delta
     if slack <= 0:
-        raise UsageError(f"--delta-slack={args.delta_slack} is not allowed: expected > 0")
+        raise UsageError(
+            f"delta' = {slack} is not allowed: expected --delta > k * --mechanism-delta"
+        )
+    if args.rule == "advanced":
+        return compose_advanced(base, k, slack), "advanced"
     return compose_kov(base, k, k * delta + slack), "kov15"
 
 
