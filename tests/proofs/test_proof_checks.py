@@ -14,6 +14,7 @@ import pytest
 from adaptive_dp.verify.proofs import (
     ProofFormatError,
     Step,
+    all_proofs,
     evaluate_check,
     load_proof,
     mutant_timeout,
@@ -90,6 +91,14 @@ def test_every_mutant_dies(step: Step) -> None:
             survivors.append(mutant.description)
     assert count > 0, f"{step.label}: no mutation site"
     assert not survivors, f"{step.label}: surviving mutants: {survivors}"
+
+
+def test_overall_checked_share() -> None:
+    """Issue 5: at least 60% of all proof steps, over every proof file, are checked."""
+    proofs = all_proofs()
+    steps = sum(len(proof.steps) for proof in proofs)
+    checked = sum(len(proof.checked_steps) for proof in proofs)
+    assert checked / steps >= 0.6, f"only {checked}/{steps} steps are checked"
 
 
 def test_foundation_checked_share() -> None:
