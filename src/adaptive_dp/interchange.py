@@ -81,7 +81,7 @@ Spend: TypeAlias = Guarantee | ExPostSpend | BrownianSpend
 KINDS = ("pure", "approx", "pdp", "zcdp", "rdp", "gdp", "expost", "bm")
 
 
-def _number(obj: dict[str, object], key: str, line: int) -> object:
+def _number(obj: dict[str, object], key: str, line: int) -> Decimal | int | str:
     if key not in obj:
         raise InterchangeError(line, key, "missing")
     value = obj[key]
@@ -110,19 +110,19 @@ def _build(obj: dict[str, object], line: int) -> Spend:
         if key != "kind" and key not in known[kind]:
             raise InterchangeError(line, key, f"not a field of kind {kind!r}")
 
-    def num(key: str) -> object:
+    def num(key: str) -> Decimal | int | str:
         return _number(obj, key, line)
 
     if kind == "pure":
-        return PureDP(num("epsilon"))  # type: ignore[arg-type]
+        return PureDP(num("epsilon"))
     if kind == "approx":
-        return ApproxDP(num("epsilon"), num("delta"))  # type: ignore[arg-type]
+        return ApproxDP(num("epsilon"), num("delta"))
     if kind == "pdp":
-        return ProbabilisticDP(num("epsilon"), num("delta"))  # type: ignore[arg-type]
+        return ProbabilisticDP(num("epsilon"), num("delta"))
     if kind == "zcdp":
         if "delta" in obj:
-            return ApproxZCDP(num("rho"), num("delta"))  # type: ignore[arg-type]
-        return ZCDP(num("rho"))  # type: ignore[arg-type]
+            return ApproxZCDP(num("rho"), num("delta"))
+        return ZCDP(num("rho"))
     if kind == "rdp":
         if "curve" in obj:
             curve = obj["curve"]
@@ -131,9 +131,9 @@ def _build(obj: dict[str, object], line: int) -> Spend:
             ):
                 raise InterchangeError(line, "curve", "expected [[alpha, epsilon], ...]")
             return RDPCurve([(p[0], p[1]) for p in curve])
-        return RDP(num("alpha"), num("epsilon"))  # type: ignore[arg-type]
+        return RDP(num("alpha"), num("epsilon"))
     if kind == "gdp":
-        return GDP(num("mu"))  # type: ignore[arg-type]
+        return GDP(num("mu"))
     if kind == "expost":
         max_eps = exact_nonnegative(num("max_epsilon"), "max_epsilon")
         eps = exact_nonnegative(num("epsilon"), "epsilon")

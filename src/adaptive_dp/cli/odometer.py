@@ -12,6 +12,7 @@ from typing import TextIO, TypeVar
 from adaptive_dp.cli import UsageError
 from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.interchange import kind_of, read_spends
+from adaptive_dp.numerics import ExactLike
 from adaptive_dp.odometers.accumulators import (
     ApproxDPAccumulator,
     BasicAccumulator,
@@ -81,12 +82,12 @@ def run(args: argparse.Namespace) -> int:
                 )
             else:
                 if args.mixture_rho is not None:
-                    rho: object = args.mixture_rho
+                    rho: ExactLike = args.mixture_rho
                 elif args.mixture_v_star is not None:
                     rho = mixture_rho_for(float(args.mixture_v_star), float(slack), args.sides)
                 else:
                     raise UsageError("w23-mixture needs --mixture-rho or --mixture-v-star")
-                odo = W23MixtureOdometer(slack, rho, rest, sides=args.sides)  # type: ignore[arg-type]
+                odo = W23MixtureOdometer(slack, rho, rest, sides=args.sides)
             state = odo.start()
             for index, spend in read_spends(sys.stdin):
                 state = _guard(index, args.kind, spend, state.spend)

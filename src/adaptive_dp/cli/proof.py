@@ -65,7 +65,7 @@ def _listing(as_json: bool) -> int:
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
-    width = max((len(row["id"]) for row in rows), default=2)  # type: ignore[arg-type]
+    width = max((len(str(row["id"])) for row in rows), default=2)
     print(f"{'id':<{width}}  steps  checked  share  title")
     for row in rows:
         print(

@@ -56,7 +56,7 @@ class Composite(ABC):
         self, state: object, message: object, rng: np.random.Generator
     ) -> tuple[object, object]:
         def sample(mech: object, s: object, m: object) -> tuple[Transition, ...]:
-            s2, a = checked_step(mech, s, m, rng)  # type: ignore[arg-type]
+            s2, a = checked_step(mech, s, m, rng)  # type: ignore[arg-type]  # children are untyped H23 states
             return ((Fraction(1), s2, a),)
 
         outcomes = self._outcomes(state, message, sample)

@@ -67,7 +67,7 @@ class FirstAnswer:
 
     @property
     def guarantee(self) -> object:
-        return self.mechanism.guarantee  # type: ignore[attr-defined]
+        return self.mechanism.guarantee  # type: ignore[attr-defined]  # declared by launch
 
     def _outcomes(self, x: object, call: ChildCall) -> tuple[Transition, ...]:
         out: list[Transition] = []
@@ -88,8 +88,8 @@ class FirstAnswer:
 
         if message is not LAMBDA:
             return _Done.DONE, Refusal.INVALID_QUERY
-        s, _ = checked_step(self.mechanism, state, LAMBDA, rng)  # type: ignore[arg-type]
-        _, a = checked_step(self.mechanism, s, self.query, rng)  # type: ignore[arg-type]
+        s, _ = checked_step(self.mechanism, state, LAMBDA, rng)  # type: ignore[arg-type]  # untyped H23 state
+        _, a = checked_step(self.mechanism, s, self.query, rng)  # type: ignore[arg-type]  # untyped H23 state
         return _Done.DONE, a
 
 

@@ -81,7 +81,7 @@ class ScriptedAdversary:
     deterministic = True
 
     def step(self, state: object, message: object, coins: int | None) -> tuple[object, object]:
-        i = 0 if state is LAMBDA else int(state)  # type: ignore[call-overload]
+        i = 0 if state is LAMBDA else int(state)  # type: ignore[call-overload]  # state is the counter we returned
         if i >= len(self.script):
             return i + 1, Refusal.HALT
         return i + 1, self.script[i]
@@ -97,7 +97,7 @@ class FunctionAdversary:
     deterministic = True
 
     def step(self, state: object, message: object, coins: int | None) -> tuple[object, object]:
-        history = (() if state is LAMBDA else state) + (message,)  # type: ignore[operator]
+        history = (() if state is LAMBDA else state) + (message,)  # type: ignore[operator]  # state is the tuple we returned
         return history, self.policy(history)
 
 

@@ -155,7 +155,7 @@ class PIMAdversary:
             s_a: object = LAMBDA
             s_p, v, m = self.pim.step(LAMBDA, A, message)
         else:
-            s_a, s_p = state  # type: ignore[misc]
+            s_a, s_p = state  # type: ignore[misc]  # the pair we returned last step
             s_p, v, m = self.pim.step(s_p, A, message)
         s_a, s_p, out = _feed_adversary(self.adversary, self.pim, s_a, s_p, v, m, lambda _: None)
         return (s_a, s_p), out

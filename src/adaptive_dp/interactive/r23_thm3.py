@@ -99,7 +99,7 @@ class ExPostSystem(Composite):
         mech = message.mechanism
         out: list[Transition] = []
         for p, _, y in call(mech, state.x, LAMBDA):
-            realised = Fraction(mech.ex_post(y))  # type: ignore[attr-defined]
+            realised = Fraction(mech.ex_post(y))  # type: ignore[attr-defined]  # ExPostMechanism, untyped message
             if realised > par.max_epsilon:
                 raise ParameterError("ex_post(y)", realised, f"<= max_epsilon {par.max_epsilon}")
             decision, charged = state.filter.spend(ExPost(realised, par.delta, par.max_epsilon))

@@ -436,7 +436,7 @@ def _restricted_import(
 ) -> object:
     if level != 0 or name.split(".")[0] not in ALLOWED_MODULES:
         raise ImportError(f"only sympy and mpmath may be imported in a check, not {name!r}")
-    return builtins.__import__(name, globals_, locals_, fromlist, level)  # type: ignore[arg-type]
+    return builtins.__import__(name, globals_, locals_, fromlist, level)  # type: ignore[arg-type]  # hook passes its own args through
 
 
 def _namespace() -> dict[str, Any]:
@@ -464,7 +464,7 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         raise _TimeoutError
 
     previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)  # type: ignore[arg-type]
+    signal.setitimer(signal.ITIMER_REAL, seconds)  # type: ignore[arg-type]  # float seconds, stub too narrow
     try:
         yield
     finally:
