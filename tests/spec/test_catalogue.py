@@ -290,6 +290,19 @@ def test_implemented_symbol_docstring_and_tests(entry: SpecItem) -> None:
         )
 
 
+@_param(
+    [
+        e
+        for e in _by_status("implemented", "verified")
+        if e.kind in ("lemma", "theorem", "corollary", "proposition")
+    ]
+)
+def test_implemented_results_have_proofs(entry: SpecItem) -> None:
+    """Issue 5: every implemented lemma, theorem, corollary and proposition has a proof file."""
+    assert entry.proof is not None, f"{entry.id}: an implemented {entry.kind} needs a proof"
+    assert (ROOT / entry.proof).is_file(), f"{entry.id}: {entry.proof} does not exist"
+
+
 @_param(_by_status("verified"))
 def test_verified_proof_and_claims(entry: SpecItem) -> None:
     assert entry.proof is not None, f"{entry.id}: verified needs a proof"
