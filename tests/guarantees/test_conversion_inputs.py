@@ -139,9 +139,9 @@ def test_orders_must_exceed_one() -> None:
 @pytest.mark.parametrize("k", [0, -3, True, 2.0, "3", None])
 def test_bad_counts_raise(k: object) -> None:
     calls: tuple[Callable[[], object], ...] = (
-        lambda: compose_advanced(PureDP(1), k, "1e-6"),  # type: ignore[arg-type]
-        lambda: compose_kov(PureDP(1), k, "1e-6"),  # type: ignore[arg-type]
-        lambda: group_privacy(PureDP(1), k),  # type: ignore[arg-type]
+        lambda: compose_advanced(PureDP(1), k, "1e-6"),  # type: ignore[arg-type]  # wrong on purpose
+        lambda: compose_kov(PureDP(1), k, "1e-6"),  # type: ignore[arg-type]  # wrong on purpose
+        lambda: group_privacy(PureDP(1), k),  # type: ignore[arg-type]  # wrong on purpose
     )
     for call in calls:
         with pytest.raises((ParameterTypeError, NegativeParameterError)):
@@ -149,20 +149,20 @@ def test_bad_counts_raise(k: object) -> None:
 
 
 WRONG_KINDS: list[Callable[[], object]] = [
-    lambda: pure_to_zcdp(ZCDP(1)),  # type: ignore[arg-type]
-    lambda: zcdp_to_dp_optimal(ApproxDP(1, 0), "1e-6"),  # type: ignore[arg-type]
-    lambda: zcdp_to_dp_bun_steinke(GDP(1), "1e-6"),  # type: ignore[arg-type]
-    lambda: zcdp_delta_optimal(RDP(2, 1), 1),  # type: ignore[arg-type]
-    lambda: compose_zcdp([ZCDP(1), PureDP(1)]),  # type: ignore[list-item]
-    lambda: rdp_to_dp(ZCDP(1), "1e-6"),  # type: ignore[arg-type]
-    lambda: compose_rdp([ZCDP(1)]),  # type: ignore[list-item]
-    lambda: zcdp_rdp_curve(GDP(1), [2]),  # type: ignore[arg-type]
-    lambda: gdp_delta(ZCDP(1), 1),  # type: ignore[arg-type]
-    lambda: gdp_to_dp(ZCDP(1), "1e-6"),  # type: ignore[arg-type]
-    lambda: compose_gdp([GDP(1), ZCDP(1)]),  # type: ignore[list-item]
-    lambda: compose_basic([PureDP(1), ZCDP(1)]),  # type: ignore[list-item]
-    lambda: compose_advanced(ZCDP(1), 2, "1e-6"),  # type: ignore[arg-type]
-    lambda: group_privacy(ZCDP(1), 2),  # type: ignore[arg-type]
+    lambda: pure_to_zcdp(ZCDP(1)),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: zcdp_to_dp_optimal(ApproxDP(1, 0), "1e-6"),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: zcdp_to_dp_bun_steinke(GDP(1), "1e-6"),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: zcdp_delta_optimal(RDP(2, 1), 1),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: compose_zcdp([ZCDP(1), PureDP(1)]),  # type: ignore[list-item]  # wrong on purpose
+    lambda: rdp_to_dp(ZCDP(1), "1e-6"),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: compose_rdp([ZCDP(1)]),  # type: ignore[list-item]  # wrong on purpose
+    lambda: zcdp_rdp_curve(GDP(1), [2]),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: gdp_delta(ZCDP(1), 1),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: gdp_to_dp(ZCDP(1), "1e-6"),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: compose_gdp([GDP(1), ZCDP(1)]),  # type: ignore[list-item]  # wrong on purpose
+    lambda: compose_basic([PureDP(1), ZCDP(1)]),  # type: ignore[list-item]  # wrong on purpose
+    lambda: compose_advanced(ZCDP(1), 2, "1e-6"),  # type: ignore[arg-type]  # wrong on purpose
+    lambda: group_privacy(ZCDP(1), 2),  # type: ignore[arg-type]  # wrong on purpose
 ]
 
 
@@ -174,7 +174,7 @@ def test_wrong_guarantee_kinds_raise(call: Callable[[], object]) -> None:
 
 def test_unknown_rdp_method_raises() -> None:
     with pytest.raises(ParameterError):
-        rdp_to_dp(RDP(2, 1), "1e-6", method="bogus")  # type: ignore[arg-type]
+        rdp_to_dp(RDP(2, 1), "1e-6", method="bogus")  # type: ignore[arg-type]  # wrong on purpose
 
 
 def test_out_of_range_results_raise_instead_of_clamping() -> None:
@@ -190,7 +190,7 @@ def test_tradeoff_rejects_bad_type_one_errors() -> None:
     f = GaussianTradeoff(1)
     for bad in (-0.1, 1.1, math.nan, True, "0.5"):
         with pytest.raises((ParameterError, ParameterTypeError)):
-            f(bad)  # type: ignore[arg-type]
+            f(bad)  # type: ignore[arg-type]  # wrong on purpose
 
 
 def test_errors_change_nothing() -> None:
@@ -207,4 +207,4 @@ def test_errors_change_nothing() -> None:
             call()
     assert g == g0 and a == a0
     with pytest.raises(AttributeError):
-        g.rho = 1  # type: ignore[misc, assignment]
+        g.rho = 1  # type: ignore[misc, assignment]  # wrong on purpose

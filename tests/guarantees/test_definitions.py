@@ -33,10 +33,10 @@ from adaptive_dp.guarantees import (
 
 
 @pytest.mark.parametrize("value", ["0.1", Decimal("0.1"), Fraction(1, 10)])
-def test_decimal_inputs_are_exact(value: object) -> None:
-    assert PureDP(value).epsilon == Fraction(1, 10)  # type: ignore[arg-type]
-    assert ZCDP(value).rho == Fraction(1, 10)  # type: ignore[arg-type]
-    assert GDP(value).mu == Fraction(1, 10)  # type: ignore[arg-type]
+def test_decimal_inputs_are_exact(value: str | Decimal | Fraction) -> None:
+    assert PureDP(value).epsilon == Fraction(1, 10)
+    assert ZCDP(value).rho == Fraction(1, 10)
+    assert GDP(value).mu == Fraction(1, 10)
 
 
 def test_floats_keep_their_binary_value() -> None:
@@ -85,6 +85,6 @@ def test_rdp_curve_sorts_orders() -> None:
 def test_values_are_frozen_and_picklable() -> None:
     g = ApproxDP("0.5", "1e-6")
     with pytest.raises(AttributeError):
-        g.epsilon = Fraction(1)  # type: ignore[misc]
+        g.epsilon = Fraction(1)  # type: ignore[misc]  # frozen on purpose
     assert pickle.loads(pickle.dumps(g)) == g
     assert hash(ZCDP("0.1")) == hash(ZCDP(Fraction(1, 10)))
