@@ -114,8 +114,9 @@ def gaussian_rdp(sensitivity: ExactLike, sigma: ExactLike, alpha: ExactLike) -> 
 
 
 def compose_rdp(guarantees: Iterable[RDP | RDPCurve]) -> RDP | RDPCurve:
-    """H23-Thm4.3 (RDP composition; Mironov 2017, Prop. 1): "if M1 is (alpha, eps1)-RDP
-    and M2 is (alpha, eps2)-RDP then their adaptive composition is (alpha, eps1 + eps2)-RDP".
+    """H23-Thm4.3 (Lyu 2022: concurrent composition of RDP mechanisms; its sequential,
+    adaptive special case is Mironov 2017, Prop. 1): mechanisms that are (alpha, eps_i)-RDP
+    compose to (alpha, sum_i eps_i)-RDP.
 
     Every guarantee must have the same orders (``GridError`` otherwise); epsilons add
     exactly. All single ``RDP`` values give an ``RDP``; otherwise an ``RDPCurve``.
