@@ -17,25 +17,11 @@ from adaptive_dp.guarantees import (
     TradeoffFunction,
 )
 from adaptive_dp.numerics import round_down
-
-DPS = 60
-
-
-def mp(x: object) -> mpmath.mpf:
-    if isinstance(x, Fraction):
-        return mpmath.mpf(x.numerator) / x.denominator
-    return mpmath.mpf(x)
-
-
-def ulps(f: float, ref: mpmath.mpf) -> mpmath.mpf:
-    return abs(mp(f) - ref) / math.ulp(f)
-
-
-def gaussian_delta(mu: object, eps: object) -> mpmath.mpf:
-    with mpmath.workdps(DPS):
-        m, e = mp(mu), mp(eps)
-        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
-
+from tests.guarantees.gaussian_oracle import (
+    DPS,
+    mp,
+    ulps,
+)
 
 # ----------------------------------------------------------------- trade-off functions
 
