@@ -35,9 +35,10 @@ from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter, ZCDPSumFilter
 from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxDP, PureDP
+from adaptive_dp.guarantees.spends import Spend
 
 
-def rules(n: int) -> dict[str, tuple[Rule, object, float]]:
+def rules(n: int) -> dict[str, tuple[Rule, Spend, float]]:
     """name -> (rule, spend, primary float) with every one of ``n`` spends admitted."""
     return {
         "pure (CS2080-PureDPFilter)": (PureDPFilter(1), PureDP(Fraction(1, n)), 1 / n),
@@ -51,7 +52,7 @@ def rules(n: int) -> dict[str, tuple[Rule, object, float]]:
     }
 
 
-def certified_rate(rule: Rule, spend: object, n: int) -> tuple[float, int]:
+def certified_rate(rule: Rule, spend: Spend, n: int) -> tuple[float, int]:
     state = rule.start()
     start = time.perf_counter()
     admitted = 0

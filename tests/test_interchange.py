@@ -1,4 +1,4 @@
-"""DESIGN's JSON-lines interchange: exact decimals, every kind, errors naming line and field."""
+"""The JSON-lines interchange: exact decimals, every kind, errors naming line and field."""
 
 from __future__ import annotations
 
@@ -16,14 +16,9 @@ from adaptive_dp.guarantees.definitions import (
     PureDP,
     RDPCurve,
 )
-from adaptive_dp.interchange import (
-    BrownianSpend,
-    ExPostSpend,
-    InterchangeError,
-    kind_of,
-    parse_line,
-    read_spends,
-)
+from adaptive_dp.guarantees.expost import ExPost
+from adaptive_dp.guarantees.spends import BrownianSpend, kind_of
+from adaptive_dp.interchange import InterchangeError, parse_line, read_spends
 
 
 def test_every_kind() -> None:
@@ -43,7 +38,7 @@ def test_every_kind() -> None:
     assert parse_line('{"kind": "gdp", "mu": 0.3}') == GDP("0.3")
     assert parse_line(
         '{"kind": "expost", "max_epsilon": 0.5, "epsilon": 0.35, "delta": 0}'
-    ) == ExPostSpend(Fraction(1, 2), Fraction(7, 20), Fraction(0))
+    ) == ExPost(Fraction(7, 20), Fraction(0), Fraction(1, 2))
     assert parse_line(
         '{"kind": "bm", "sensitivity": 1, "t_min": 10.0, "t_stop": 12.5}'
     ) == BrownianSpend(Fraction(1), Fraction(10), Fraction(25, 2))

@@ -1,8 +1,9 @@
-"""DESIGN's JSON-lines interchange format: one spend per line, numbers read exactly.
+"""The JSON-lines interchange format (docs/design.md): one spend per line, read exactly.
 
 Each line is a JSON object with a ``kind``; numbers are parsed as ``Decimal`` (and
 strings are read as exact decimals), so a session recorded by any system replays
 exactly. A bad line raises :class:`InterchangeError`, naming the line number and field.
+This module only reads JSON: what a spend is lives in :mod:`adaptive_dp.guarantees.spends`.
 
     {"kind": "pure", "epsilon": "0.1"}
     {"kind": "approx", "epsilon": 0.1, "delta": 1e-7}
@@ -18,10 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from decimal import Decimal
-from fractions import Fraction
-from typing import TypeAlias
 
 from adaptive_dp.errors import AdaptiveDPError, ParameterError, ParameterTypeError
 from adaptive_dp.guarantees.definitions import (
@@ -30,23 +28,14 @@ from adaptive_dp.guarantees.definitions import (
     ZCDP,
     ApproxDP,
     ApproxZCDP,
-    Guarantee,
     ProbabilisticDP,
     PureDP,
     RDPCurve,
 )
-from adaptive_dp.numerics import exact_delta, exact_nonnegative, exact_positive
+from adaptive_dp.guarantees.expost import ExPost
+from adaptive_dp.guarantees.spends import KINDS, BrownianSpend, Spend
 
-__all__ = [
-    "KINDS",
-    "BrownianSpend",
-    "ExPostSpend",
-    "InterchangeError",
-    "Spend",
-    "kind_of",
-    "parse_line",
-    "read_spends",
-]
+__all__ = ["InterchangeError", "parse_line", "read_spends"]
 
 
 class InterchangeError(AdaptiveDPError, ValueError):
@@ -56,29 +45,6 @@ class InterchangeError(AdaptiveDPError, ValueError):
         self.line = line
         self.field = field
         super().__init__(f"line {line}, field {field!r}: {message}")
-
-
-@dataclass(frozen=True, slots=True)
-class ExPostSpend:
-    """An ex-post private mechanism: worst case before it runs, realised E(y), delta."""
-
-    max_epsilon: Fraction
-    epsilon: Fraction
-    delta: Fraction
-
-
-@dataclass(frozen=True, slots=True)
-class BrownianSpend:
-    """A Brownian mechanism: l2 sensitivity, the grid's smallest time value, the stop."""
-
-    sensitivity: Fraction
-    t_min: Fraction
-    t_stop: Fraction
-
-
-Spend: TypeAlias = Guarantee | ExPostSpend | BrownianSpend
-
-KINDS = ("pure", "approx", "pdp", "zcdp", "rdp", "gdp", "expost", "bm")
 
 
 def _number(obj: dict[str, object], key: str, line: int) -> Decimal | int | str:
@@ -135,35 +101,8 @@ def _build(obj: dict[str, object], line: int) -> Spend:
     if kind == "gdp":
         return GDP(num("mu"))
     if kind == "expost":
-        max_eps = exact_nonnegative(num("max_epsilon"), "max_epsilon")
-        eps = exact_nonnegative(num("epsilon"), "epsilon")
-        if eps > max_eps:
-            raise InterchangeError(line, "epsilon", "the realised E(y) exceeds max_epsilon")
-        return ExPostSpend(max_eps, eps, exact_delta(num("delta"), "delta"))
-    t_min = exact_positive(num("t_min"), "t_min")
-    t_stop = exact_positive(num("t_stop"), "t_stop")
-    if t_stop < t_min:
-        raise InterchangeError(line, "t_stop", "must be >= t_min (time values decrease)")
-    return BrownianSpend(exact_nonnegative(num("sensitivity"), "sensitivity"), t_min, t_stop)
-
-
-_KIND_OF = {
-    PureDP: "pure",
-    ApproxDP: "approx",
-    ProbabilisticDP: "pdp",
-    ZCDP: "zcdp",
-    ApproxZCDP: "zcdp",
-    RDP: "rdp",
-    RDPCurve: "rdp",
-    GDP: "gdp",
-    ExPostSpend: "expost",
-    BrownianSpend: "bm",
-}
-
-
-def kind_of(spend: object) -> str:
-    """The interchange kind of a spend value (its type name if it has none)."""
-    return _KIND_OF.get(type(spend), type(spend).__name__)
+        return ExPost(num("epsilon"), num("delta"), num("max_epsilon"))
+    return BrownianSpend(num("sensitivity"), num("t_min"), num("t_stop"))
 
 
 def parse_line(text: str, line: int = 1) -> Spend:

@@ -30,7 +30,7 @@ from adaptive_dp.applications.relative_error import (
 )
 from adaptive_dp.errors import InsufficientBudgetError, ParameterError
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP
-from adaptive_dp.interchange import BrownianSpend
+from adaptive_dp.guarantees.spends import BrownianSpend
 
 
 def _two_rho_star(epsilon: float, delta: float) -> mpmath.mpf:

@@ -69,7 +69,7 @@ def test_r23_thm6_filter_over_json_lines(tmp_path: Path,
 
 def test_filter_rejects_unsupported_kind(monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO('{"kind": "pure", "epsilon": 0.1}\n'))
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"kind": "gdp", "mu": 0.1}\n'))
     assert main(["expost", "filter", "--epsilon", "1", "--delta", "0.1"]) == 2
     assert "line 1" in capsys.readouterr().err
 

@@ -48,7 +48,7 @@ def test_normal_mixture_integral_by_quadrature() -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(st.floats(0, 1e4), st.floats(0, 1e4))
-def test_boundaries_monotone_and_float_within_the_certified_ball(a: float, b: float) -> None:
+def test_boundaries_monotone_and_float_rounded_up(a: float, b: float) -> None:
     lo, hi = sorted((a, b))
     for bd in BOUNDARIES:
         if not isinstance(bd, StitchedBoundary):  # stitching is piecewise, not monotone
@@ -57,7 +57,8 @@ def test_boundaries_monotone_and_float_within_the_certified_ball(a: float, b: fl
             )
         ball = bd.threshold(Fraction(hi))
         f = float(bd.threshold_float(hi))
-        assert ball_lower(ball) * (1 - 1e-12) <= f <= ball_upper(ball) * (1 + 1e-12)
+        # rounded up: never below the certified enclosure, and at most 1e-11 above it
+        assert ball_lower(ball) <= f <= ball_upper(ball) * (1 + 1e-11)
 
 
 def test_stitched_validation() -> None:
@@ -76,7 +77,7 @@ def test_time_uniform_crossing_probability(bd: Boundary) -> None:
     v_inc = rng.uniform(0.001, 0.2, steps)
     s = np.cumsum(rng.normal(0, 1, (paths, steps)) * np.sqrt(v_inc)[None, :], axis=1)
     v = np.cumsum(v_inc)
-    crossed = np.any(s >= bd.threshold_float(v)[None, :], axis=1)
+    crossed = np.any(s >= np.asarray(bd.threshold_float(v))[None, :], axis=1)
     k = int(crossed.sum())
     lower, _ = clopper_pearson(k, paths)
     assert lower <= float(bd.delta)

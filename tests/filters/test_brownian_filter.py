@@ -16,12 +16,13 @@ from adaptive_dp.filters.base import Decision
 from adaptive_dp.filters.brownian import (
     BrownianFilter,
     UnifiedFilter,
-    bm_spend,
     fast_bm_spend,
     smallest_time_value,
 )
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, ApproxZCDP
+from adaptive_dp.guarantees.spends import BrownianSpend
+from adaptive_dp.ledger import FastTally
 from adaptive_dp.loss.brownian import bm_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
 from adaptive_dp.verify.claims.expost import _filter_experiment
@@ -49,7 +50,7 @@ def test_r23_thm6_reproduces_the_2_705_stop() -> None:
     squares = Fraction(0)
     while True:
         t = 1 / step  # t = 1/eps^2, charge 1/(2t) = eps^2/2
-        d, state = state.spend(bm_spend(1, t, t))
+        d, state = state.spend(BrownianSpend(1, t, t))
         if d is Decision.HALT:
             break
         squares += step
@@ -73,12 +74,12 @@ def test_r23_eq4_precheck_uses_t_min_and_charge_uses_t_stop() -> None:
     # a grid reaching below the admissible time value is refused, even if it would
     # have stopped early
     t_small = 1 / (2 * rho_star) * 0.99
-    assert state.decide(bm_spend(1, t_small, 100)) is Decision.HALT
-    d, state = state.spend(bm_spend(1, 1 / (2 * rho_star) * 1.01, 10))
+    assert state.decide(BrownianSpend(1, t_small, 100)) is Decision.HALT
+    d, state = state.spend(BrownianSpend(1, 1 / (2 * rho_star) * 1.01, 10))
     assert d is Decision.CONTINUE
     assert state.sums[0] == Fraction(1, 20)  # 1^2/(2 * 10): the realised stop
     # the declared sensitivity is charged, squared
-    d, s2 = state.spend(bm_spend(Fraction(1, 2), 50, 50))
+    d, s2 = state.spend(BrownianSpend(Fraction(1, 2), 50, 50))
     assert s2.sums[0] - state.sums[0] == Fraction(1, 400)
 
 
@@ -87,11 +88,11 @@ def test_r23_eq4_smallest_time_value_is_admitted_and_tight() -> None:
     R23-Eq4): the smallest admissible time value is admitted, and a hair less is refused."""
     for rule in (UnifiedFilter(10, 0, "1e-6"), BrownianFilter(1, "0.05")):
         state = rule.start()
-        _, state = state.spend(bm_spend(1, 100, 200))
+        _, state = state.spend(BrownianSpend(1, 100, 200))
         t = smallest_time_value(state, 2)
         assert t is not None
-        assert state.decide(bm_spend(2, t, t)) is Decision.CONTINUE
-        assert state.decide(bm_spend(2, t * (1 - 1e-12), t)) is Decision.HALT
+        assert state.decide(BrownianSpend(2, t, t)) is Decision.CONTINUE
+        assert state.decide(BrownianSpend(2, t * (1 - 1e-12), t)) is Decision.HALT
         # independent value: t = 4 / (2 (rho* - 1/400))
         rs = _rho_star(float(rule.epsilon), float(rule.delta_double_prime))
         assert abs(t - float(4 / (2 * (rs - mpmath.mpf(1) / 400)))) < 1e-9 * t
@@ -115,7 +116,7 @@ def test_r23_lem6_2_kinds_and_validation() -> None:
     with pytest.raises(UnsupportedGuaranteeError):
         state.decide(ZCDP("0.01"))
     with pytest.raises(ParameterError):
-        bm_spend(1, 10, 5)
+        BrownianSpend(1, 10, 5)
 
 
 def test_r23_thm6_fast_bm_path_is_never_looser() -> None:
@@ -127,7 +128,7 @@ def test_r23_thm6_fast_bm_path_is_never_looser() -> None:
         t_min = float(rng.uniform(1, 60))
         t_stop = t_min * float(rng.uniform(1, 3))
         ok, fast = fast_bm_spend(fast, 1.0, t_min, t_stop)
-        d, new = state.spend(bm_spend(1, t_min, t_stop))
+        d, new = state.spend(BrownianSpend(1, t_min, t_stop))
         if bool(ok[0]):
             assert d is Decision.CONTINUE
             state = new
@@ -172,14 +173,15 @@ def _chained_bms(
             rel = mech.release([0.0], stop, rng, paths=idx.size)
             loss = bm_release_loss(mech, rel, [0.0], [1.0])
             sub = type(fast)(
-                rule, tuple(s[idx] for s in fast.sums), fast.halted[idx], fast.terminal
+                rule, FastTally(tuple(s[idx] for s in fast.sums)), fast.halted[idx],
+                fast.terminal, fast.invalid[idx],
             )
             ok, sub = fast_bm_spend(sub, 1.0, grp, rel.t_stop)
             total[idx] += np.where(ok, loss, 0.0)
             new_sums = tuple(s.copy() for s in fast.sums)
             for s_new, s_sub in zip(new_sums, sub.sums, strict=True):
                 s_new[idx] = s_sub
-            fast = type(fast)(rule, new_sums, fast.halted, fast.terminal)
+            fast = type(fast)(rule, FastTally(new_sums), fast.halted, fast.terminal, fast.invalid)
     return total
 
 
@@ -229,7 +231,7 @@ def test_r23_thm6_never_charges_past_the_budget(
     rule = UnifiedFilter(1, 0, "0.05")
     state = rule.start()
     for is_bm, t_min, ratio in steps:
-        spend = bm_spend(1, t_min, t_min * ratio) if is_bm else ZCDP(1 / (2 * t_min))
+        spend = BrownianSpend(1, t_min, t_min * ratio) if is_bm else ZCDP(1 / (2 * t_min))
         d, new = state.spend(spend)
         if d is Decision.HALT:
             assert new == state

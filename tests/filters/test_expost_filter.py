@@ -16,6 +16,7 @@ from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, PureDP
 from adaptive_dp.guarantees.expost import ExPost
 from adaptive_dp.interchange import parse_line
+from adaptive_dp.ledger import FastTally
 from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
@@ -117,9 +118,10 @@ def test_r23_lem5_2_fast_path_never_admits_what_the_certified_path_refuses(
             # refused by the fast path only: resynchronise by charging the same
             fast = type(fast)(
                 rule,
-                (np.array([float(state.sums[0])]), fast.sums[1], fast.sums[2]),
+                FastTally((np.array([float(state.sums[0])]), fast.sums[1], fast.sums[2])),
                 fast.halted,
                 fast.terminal,
+                fast.invalid,
             )
 
 

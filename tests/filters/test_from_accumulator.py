@@ -14,6 +14,7 @@ from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.odometers.accumulators import (
     ApproxDPAccumulator,
     RDPAccumulator,
@@ -21,7 +22,7 @@ from adaptive_dp.odometers.accumulators import (
 )
 
 
-def decisions(rule: Rule, spends: Sequence[object]) -> list[Decision]:
+def decisions(rule: Rule, spends: Sequence[Spend]) -> list[Decision]:
     state = rule.start()
     out = []
     for s in spends:

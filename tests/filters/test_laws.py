@@ -25,6 +25,7 @@ from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter, ZCDPSumFilter
 from adaptive_dp.guarantees.definitions import ApproxDP
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.odometers.accumulators import ApproxDPAccumulator
 
 mpmath.mp.dps = 50
@@ -101,7 +102,7 @@ CASES: list[tuple[str, Rule, bool, Callable[[list[Pair]], bool]]] = [
 ]
 
 
-def as_spend(name: str, pair: Pair) -> object:
+def as_spend(name: str, pair: Pair) -> Spend:
     from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxZCDP, PureDP
 
     e, d = pair

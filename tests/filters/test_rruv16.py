@@ -9,12 +9,13 @@ from adaptive_dp.errors import DeltaRangeError
 from adaptive_dp.filters.base import Decision
 from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
-from adaptive_dp.guarantees.definitions import ApproxDP
+from adaptive_dp.guarantees.definitions import ApproxDP, PureDP
+from adaptive_dp.guarantees.spends import Spend
 
 mpmath.mp.dps = 50
 
 
-def count(rule: RRUV16Filter | W23Filter, spend: object, cap: int = 1000) -> int:
+def count(rule: RRUV16Filter | W23Filter, spend: Spend, cap: int = 1000) -> int:
     state = rule.start()
     for n in range(cap):
         d, state = state.spend(spend)
@@ -44,7 +45,7 @@ def test_counts(eps: str, eps_g: str, delta_g: str, n1: int, n2: int) -> None:
     for num, expected, h_log in ((1, n1, "1/delta"), (2, n2, "2/delta")):
         assert rruv_expr(expected, eps, eps_g, delta_g, num) <= mpmath.mpf(eps_g)
         assert rruv_expr(expected + 1, eps, eps_g, delta_g, num) > mpmath.mpf(eps_g)
-        assert count(RRUV16Filter(eps_g, delta_g, h_log), eps) == expected  # type: ignore[arg-type]
+        assert count(RRUV16Filter(eps_g, delta_g, h_log), PureDP(eps)) == expected  # type: ignore[arg-type]
 
 
 def test_h_values() -> None:
@@ -56,7 +57,8 @@ def test_never_admits_more_than_w23_with_half_deltas() -> None:
     """The validity argument: RRUV16 halts whenever W23 with delta' = delta'' =
     delta_g/2 halts."""
     for eps in ("0.01", "0.05", "0.2"):
-        assert count(RRUV16Filter(1, "1e-6"), eps) <= count(W23Filter(1, "5e-7", "5e-7"), eps)
+        spend = PureDP(eps)
+        assert count(RRUV16Filter(1, "1e-6"), spend) <= count(W23Filter(1, "5e-7", "5e-7"), spend)
 
 
 def test_delta_half_budget_and_validation() -> None:
@@ -68,5 +70,5 @@ def test_delta_half_budget_and_validation() -> None:
         RRUV16Filter(1, "0.4")
     x = RRUV16Filter(1, "1e-6").start().max_next()
     assert x is not None
-    assert RRUV16Filter(1, "1e-6").start().decide(x) is Decision.CONTINUE
-    assert RRUV16Filter(1, "1e-6").start().decide(x * (1 + 1e-9)) is Decision.HALT
+    assert RRUV16Filter(1, "1e-6").start().decide(PureDP(x)) is Decision.CONTINUE
+    assert RRUV16Filter(1, "1e-6").start().decide(PureDP(x * (1 + 1e-9))) is Decision.HALT

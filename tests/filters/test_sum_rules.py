@@ -62,4 +62,4 @@ def test_gdp_filter_sum_of_squares_at_equality() -> None:
     s = GDPFilter(1).start().spend(GDP("0.6"))[1]
     x = s.max_next()
     assert x is not None and x <= 0.8 and 0.8 - x < 1e-15
-    assert s.decide(x) is Decision.CONTINUE
+    assert s.decide(GDP(x)) is Decision.CONTINUE

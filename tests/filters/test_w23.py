@@ -16,6 +16,8 @@ from adaptive_dp.filters.base import Decision
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, ProbabilisticDP, PureDP
+from adaptive_dp.guarantees.spends import Spend
+from adaptive_dp.odometers.accumulators import ApproxDPAccumulator
 
 mpmath.mp.dps = 50
 
@@ -25,7 +27,7 @@ def f_mp(v: object, delta_prime: str) -> mpmath.mpf:
     return mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta_prime)) * x) + x / 2
 
 
-def run(rule: W23Filter | ZCDPFilter, spends: Sequence[object]) -> list[Decision]:
+def run(rule: W23Filter | ZCDPFilter, spends: Sequence[Spend]) -> list[Decision]:
     state = rule.start()
     out = []
     for s in spends:
@@ -63,7 +65,7 @@ def test_counts_match_closed_form(eps_m: str, budget: int, delta_prime: str, exp
     while f_mp(mpmath.mpf(n + 1) * mpmath.mpf(eps_m) ** 2, delta_prime) <= budget:
         n += 1
     assert n == expected
-    decisions = run(W23Filter(budget, delta_prime), [eps_m] * (expected + 5))
+    decisions = run(W23Filter(budget, delta_prime), [PureDP(eps_m)] * (expected + 5))
     assert decisions.count(Decision.CONTINUE) == expected
     assert decisions[expected] is Decision.HALT
 
@@ -90,11 +92,11 @@ def test_terminal_mode_halts_forever() -> None:
 def test_max_next_is_admitted_and_tight() -> None:
     state = W23Filter(1, "1e-6").start()
     for _ in range(2):
-        _, state = state.spend("0.1")
+        _, state = state.spend(PureDP("0.1"))
     x = state.max_next()
     assert x is not None
-    assert state.decide(x) is Decision.CONTINUE
-    assert state.decide(x * (1 + 1e-12)) is Decision.HALT
+    assert state.decide(PureDP(x)) is Decision.CONTINUE
+    assert state.decide(PureDP(x * (1 + 1e-12))) is Decision.HALT
     # independent: largest x with f(0.02 + x^2) = 1
     root = mpmath.findroot(lambda t: f_mp(mpmath.mpf("0.02") + t**2, "1e-6") - 1, 0.1)
     assert abs(x - float(root)) < 1e-12
@@ -112,8 +114,10 @@ def test_validation() -> None:
 
 def test_printed_h23_thm37_hook_is_private_and_reversible() -> None:
     """The refuted printed form (H23-Thm3.7-Printed) continues only when the bound
-    exceeds the budget; a twin overrides ``_epsilon_ok``. Nothing public exposes it."""
-    assert "_epsilon_ok" in W23Filter.__dict__
+    exceeds the budget; a twin overrides ``_epsilon_ok`` of the filter's accumulator.
+    Nothing public exposes it."""
+    assert "_epsilon_ok" in ApproxDPAccumulator.__dict__
+    assert W23Filter.ACCUMULATOR is ApproxDPAccumulator
     assert not any("printed" in name.lower() for name in dir(W23Filter) if not name.startswith("_"))
 
 
@@ -123,7 +127,7 @@ eps_text = st.decimals(min_value="0", max_value="0.5", places=3).map(str)
 @given(st.lists(eps_text, min_size=1, max_size=25))
 def test_equivalent_to_r23_thm2_with_rho_eps_sq_over_2(spends: list[str]) -> None:
     """W23 filter == R23-Thm2 with rho_m = epsilon_m^2 / 2 and delta' = delta''."""
-    w = run(W23Filter(2, "1e-5"), spends)
+    w = run(W23Filter(2, "1e-5"), [PureDP(e) for e in spends])
     z = run(
         ZCDPFilter(2, 0, "1e-5"),
         [ZCDP(Fraction(s) ** 2 / 2) for s in spends],
@@ -134,13 +138,14 @@ def test_equivalent_to_r23_thm2_with_rho_eps_sq_over_2(spends: list[str]) -> Non
 def test_printed_form_twin_via_hook() -> None:
     """H23-Thm3.7-Printed continues only when the bound is >= epsilon: overriding the
     private hook reproduces it (the harness registers it as a refuted twin)."""
-    from flint import arb
-
     from adaptive_dp.numerics import exact_lower
 
+    class PrintedAccumulator(ApproxDPAccumulator):
+        def _epsilon_ok(self, v: Fraction, epsilon: Fraction) -> bool:
+            return exact_lower(self.bound.ball(v)) >= epsilon
+
     class Printed(W23Filter):
-        def _epsilon_ok(self, bound: arb) -> bool:
-            return exact_lower(bound) >= self.epsilon
+        ACCUMULATOR = PrintedAccumulator
 
     printed = Printed(1, "1e-6").start()
     assert printed.decide(PureDP("0.1")) is Decision.HALT  # 0.53 < 1: printed halts
@@ -150,10 +155,10 @@ def test_printed_form_twin_via_hook() -> None:
 def test_enclosure_straddling_the_budget_halts() -> None:
     """Principle 6: admit only if the certified upper bound is <= the budget; a budget
     inside the enclosure halts, one at its upper end is admitted."""
-    from adaptive_dp.filters.w23 import w23_bound
+    from adaptive_dp.guarantees.bounds import W23Bound
     from adaptive_dp.numerics import exact_lower, exact_upper
 
-    ball = w23_bound(Fraction(3, 100), Fraction(1, 10**6))
+    ball = W23Bound(Fraction(1, 10**6)).ball(Fraction(3, 100))
     lo, hi = exact_lower(ball), exact_upper(ball)
     assert lo < hi
     spends = [PureDP("0.1")] * 3

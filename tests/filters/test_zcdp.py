@@ -82,10 +82,10 @@ def test_zcdp_sum_non_strict_at_equality() -> None:
 
 def test_float_spends_are_their_binary_values() -> None:
     # floats 0.1 + 0.9 exceed 1 (safe reading); decimals exhaust it exactly
-    s = ZCDPSumFilter(1).start().spend(0.1)[1]
-    assert s.decide(0.9) is Decision.HALT
-    s = ZCDPSumFilter(1).start().spend("0.1")[1]
-    assert s.decide("0.9") is Decision.CONTINUE
+    s = ZCDPSumFilter(1).start().spend(ZCDP(0.1))[1]
+    assert s.decide(ZCDP(0.9)) is Decision.HALT
+    s = ZCDPSumFilter(1).start().spend(ZCDP("0.1"))[1]
+    assert s.decide(ZCDP("0.9")) is Decision.CONTINUE
 
 
 def test_lookahead_hook_for_negative_control() -> None:

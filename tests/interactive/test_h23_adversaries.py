@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from adaptive_dp.filters.basic import PureDPFilter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.guarantees.definitions import ApproxDP, PureDP
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.interactive.concurrent import Query
 from adaptive_dp.interactive.filtered import FiltCon
 from adaptive_dp.interactive.interaction import ScriptedAdversary, interact
@@ -51,7 +52,7 @@ REQUESTS = st.lists(
 def _to_message(token: tuple[object, ...], delta: str = "0") -> object:
     if token[0] == "launch":
         eps = str(token[1])
-        par: object = PureDP(eps) if delta == "0" else ApproxDP(eps, delta)
+        par: Spend = PureDP(eps) if delta == "0" else ApproxDP(eps, delta)
         return Launch(CHILD, par)
     if token[0] == "query":
         return Query(int(token[1]), int(token[2]))  # type: ignore[call-overload]
@@ -79,7 +80,8 @@ def test_terminal_filter_releases_nothing_after_halt(
             assert answer is Refusal.HALT, f"released {answer!r} after halt"
             break
         if isinstance(request, Launch):
-            eps = request.parameter.epsilon  # type: ignore[attr-defined]
+            assert isinstance(request.parameter, (PureDP, ApproxDP))
+            eps = request.parameter.epsilon
             fits = spent + eps <= Fraction(budget)
             assert (answer == STARTED) == fits
             if fits:
@@ -127,7 +129,7 @@ def test_odometer_privacy_loss_equals_accumulator(tokens: list[tuple[object, ...
     acc = ApproxDPAccumulator("1e-6", "0.5") if w23 else BasicAccumulator()
     adv = ScriptedAdversary(tuple(_to_message(t, "0.001") for t in tokens))
     view = interact(adv, OdomCon(acc), (1, 0, 1), np.random.default_rng(seed))
-    launched: list[object] = []
+    launched: list[Spend] = []
     last_eps = -1.0
     for request, answer in _pairs(adv, view.messages):
         if isinstance(request, Launch):
@@ -143,7 +145,8 @@ def test_odometer_privacy_loss_equals_accumulator(tokens: list[tuple[object, ...
             eps = float(reading.epsilon) if isinstance(reading, ApproxDP) else float("inf")
             # never below the launched parameters' basic sum when that is the accumulator
             if not w23:
-                assert eps >= float(sum((Fraction(d.epsilon) for d in launched),  # type: ignore[attr-defined]
-                                        Fraction(0)))
+                pure = [d.epsilon for d in launched if isinstance(d, (PureDP, ApproxDP))]
+                assert len(pure) == len(launched)
+                assert eps >= float(sum(pure, Fraction(0)))
             assert eps >= last_eps
             last_eps = eps

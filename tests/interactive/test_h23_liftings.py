@@ -20,6 +20,7 @@ from adaptive_dp.filters.gdp import GDPFilter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, PureDP
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.interactive.concurrent import Query
 from adaptive_dp.interactive.filtered import FiltCon
 from adaptive_dp.interactive.interaction import FunctionAdversary
@@ -61,7 +62,7 @@ def test_liftings_check_the_measure() -> None:
     with pytest.raises(UnsupportedGuaranteeError):
         concurrent_fdp_filter(ZCDPFilter(1, 0, "1e-6"))  # approximate zCDP: open (H23 sec. 4)
     with pytest.raises(UnsupportedGuaranteeError):
-        concurrent_fdp_filter(AccumulatorFilter(ZCDPAccumulator(), 1))
+        concurrent_fdp_filter(AccumulatorFilter(ZCDPAccumulator(), ZCDP(1)))
     with pytest.raises(UnsupportedGuaranteeError):
         concurrent_fdp_odometer(RDPAccumulator(2))
     assert isinstance(concurrent_fdp_odometer(BasicAccumulator()), OdomCon)
@@ -70,7 +71,7 @@ def test_liftings_check_the_measure() -> None:
     assert isinstance(concurrent_zcdp_filter("0.5").rule, type(concurrent_zcdp_filter(1).rule))
 
 
-def _declared_rr(p: Fraction, rounds: int, guarantee: object) -> object:
+def _declared_rr(p: Fraction, rounds: int, guarantee: Spend) -> object:
     base = RandomizedResponseIM(p, rounds)
 
     class Declared:
@@ -94,7 +95,7 @@ def _rr_renyi(p: Fraction, alpha: int) -> float:
                  / (alpha - 1))
 
 
-def _adversaries(children: Sequence[tuple[object, object]]) -> list[FunctionAdversary]:
+def _adversaries(children: Sequence[tuple[object, Spend]]) -> list[FunctionAdversary]:
     """Deterministic adaptive adversaries, one per order of the three children: launch,
     query twice, launch the next child chosen from the last answer, interleave queries
     to both, launch the remaining child and query it."""

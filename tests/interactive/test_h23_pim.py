@@ -17,6 +17,7 @@ from adaptive_dp.filters.basic import PureDPFilter
 from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, PureDP
+from adaptive_dp.guarantees.lattice import within
 from adaptive_dp.interactive.concurrent import ConComp, Query
 from adaptive_dp.interactive.filtered import FiltCon, FiltNIM
 from adaptive_dp.interactive.interaction import (
@@ -46,7 +47,7 @@ from adaptive_dp.interactive.pim import (
     ZCDPToRDP,
     collapse_view,
 )
-from adaptive_dp.interactive.privacy import ApproxDPMeasure, declared_within
+from adaptive_dp.interactive.privacy import ApproxDPMeasure
 
 RR = RandomizedResponseIM("0.75", 3)
 
@@ -378,7 +379,7 @@ class BaseCasePIM:
                 return (n, None), A, Refusal.AT_MECHANISM_COUNT_LIMIT
             g = getattr(message.mechanism, "guarantee", None)
             if not (isinstance(message.parameter, RDP) and g is not None
-                    and declared_within(g, message.parameter)):
+                    and within(g, message.parameter)):
                 return (n, None), A, Refusal.DIVERGENCE_CANNOT_BE_PARSED
             return (n, "second"), Q, Query(2, message)
         if isinstance(message, Query) and message.j in (1, 2) and message.j <= n:

@@ -37,6 +37,12 @@ DATA = (1, 0, 1, 1, 0, 1, 0, 0)
 SECRET_BITS = "1, 0, 1, 1"
 
 
+def _epsilon(launch: Launch) -> Fraction:
+    """The epsilon of a pure or approximate DP launch parameter."""
+    assert isinstance(launch.parameter, (PureDP, ApproxDP))
+    return launch.parameter.epsilon
+
+
 def test_refuse_and_continue() -> None:
     f = ConcurrentFilter(DATA, PureDPFilter("1"), seed=1)
     small = RandomizedResponseIM("0.55", 1)  # ln(11/9) ~ 0.2007 <= 0.3
@@ -136,9 +142,7 @@ def _stress(threads: int, operations: int, seed: int) -> dict[str, object]:
     log = session.transcript()
     # zero overspend: the admitted launches, recomputed independently from the log
     admitted = [
-        r.request.parameter.epsilon  # type: ignore[attr-defined]
-        for r in log
-        if isinstance(r.request, Launch) and r.answer == STARTED
+        _epsilon(r.request) for r in log if isinstance(r.request, Launch) and r.answer == STARTED
     ]
     total = sum(admitted, Fraction(0))
     assert total <= budget
@@ -148,7 +152,7 @@ def _stress(threads: int, operations: int, seed: int) -> dict[str, object]:
     running = Fraction(0)
     for r in log:
         if isinstance(r.request, Launch):
-            eps = r.request.parameter.epsilon  # type: ignore[attr-defined]
+            eps = _epsilon(r.request)
             assert (r.answer == STARTED) == (running + eps <= budget)
             if r.answer == STARTED:
                 running += eps

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from adaptive_dp.errors import ParameterError, ParameterTypeError
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, PureDP
+from adaptive_dp.guarantees.lattice import within
 from adaptive_dp.interactive.interaction import (
     FunctionAdversary,
     ScriptedAdversary,
@@ -39,7 +40,6 @@ from adaptive_dp.interactive.privacy import (
     FDPMeasure,
     RDPMeasure,
     ZCDPMeasure,
-    declared_within,
     hockey_stick,
     renyi_divergence,
     tradeoff_at,
@@ -246,18 +246,18 @@ def test_def21_postprocessing_never_increases(
     assert renyi_divergence(gp, gq, 3) <= renyi_divergence(p, q, 3) + 1e-12
 
 
-def test_declared_within() -> None:
-    assert declared_within(PureDP(1), PureDP(1))
-    assert not declared_within(PureDP(1), PureDP("0.9"))
-    assert declared_within(PureDP(1), ApproxDP(1, "0.1"))
-    assert declared_within(PureDP(1), ZCDP("0.5"))
-    assert not declared_within(PureDP(1), ZCDP("0.49"))
-    assert declared_within(PureDP(1), RDP(2, 1))
-    assert not declared_within(PureDP(1), RDP(3, "1.49"))
-    assert declared_within(ZCDP("0.1"), RDP(3, "0.3"))
-    assert not declared_within(ZCDP("0.1"), RDP(3, "0.29"))
-    assert not declared_within(ZCDP("0.1"), PureDP(5))
-    assert not declared_within(RDP(2, 1), RDP(3, 1))
+def test_declared_within_through_the_lattice() -> None:
+    assert within(PureDP(1), PureDP(1))
+    assert not within(PureDP(1), PureDP("0.9"))
+    assert within(PureDP(1), ApproxDP(1, "0.1"))
+    assert within(PureDP(1), ZCDP("0.5"))
+    assert not within(PureDP(1), ZCDP("0.49"))
+    assert within(PureDP(1), RDP(2, 1))
+    assert not within(PureDP(1), RDP(3, "1.49"))
+    assert within(ZCDP("0.1"), RDP(3, "0.3"))
+    assert not within(ZCDP("0.1"), RDP(3, "0.29"))
+    assert not within(ZCDP("0.1"), PureDP(5))
+    assert not within(RDP(2, 1), RDP(3, 1))
 
 
 def test_measures_poset() -> None:

@@ -32,7 +32,9 @@ from adaptive_dp.filters import (
     W23Filter,
     ZCDPFilter,
 )
-from adaptive_dp.guarantees.definitions import RDP, ZCDP, PureDP
+from adaptive_dp.filters.base import FilterState
+from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, PureDP
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.loss import gaussian_hockey_stick, rr_composed_pld
 from adaptive_dp.verify.bounds import GDPComposition
 from adaptive_dp.verify.claims import REGISTRY
@@ -119,10 +121,10 @@ def test_filter_twin_true_value_is_at_least_twice_its_claim(spec: str, name: str
 
 def test_valid_rules_refuse_what_their_twins_admit() -> None:
     # the same requests, certified valid rules: the overrunning request is refused
-    def admitted(state: object, spends: list[object]) -> int:
+    def admitted(state: FilterState, spends: list[Spend]) -> int:
         count = 0
         for spend in spends:
-            decision, state = state.spend(spend)  # type: ignore[attr-defined]
+            decision, state = state.spend(spend)
             count += bool(decision)
         return count
 
@@ -133,7 +135,7 @@ def test_valid_rules_refuse_what_their_twins_admit() -> None:
         assert admitted(rule.start(), [PureDP(3.0)]) == 0
     assert admitted(ZCDPFilter(2, 0, d).start(), [ZCDP(Fraction(9, 2))]) == 0
     assert admitted(RDPFilter(4, 1).start(), [RDP(4, 18)]) == 0
-    assert admitted(GDPFilter(Fraction(3, 2)).start(), [3.0]) == 0
+    assert admitted(GDPFilter(Fraction(3, 2)).start(), [GDP(3.0)]) == 0
 
 
 def test_printed_reversed_filter_halts_on_small_requests_and_admits_overruns() -> None:

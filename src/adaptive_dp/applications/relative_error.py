@@ -36,14 +36,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.errors import InsufficientBudgetError, ParameterError
-from adaptive_dp.filters.base import FastFilterState, FilterState, inflate_up
-from adaptive_dp.filters.brownian import UnifiedFilter, bm_spend, fast_bm_spend, fast_zcdp_spend
+from adaptive_dp.filters.base import FastFilterState, FilterState
+from adaptive_dp.filters.brownian import UnifiedFilter, fast_bm_spend, fast_zcdp_spend
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import ZCDP
+from adaptive_dp.guarantees.spends import BrownianSpend, Spend
 from adaptive_dp.mechanisms.brownian import brownian_backward_step
 from adaptive_dp.mechanisms.exponential import ExponentialMechanism
 from adaptive_dp.mechanisms.gaussian import gaussian_sample
 from adaptive_dp.numerics import ExactLike, exact_delta, exact_positive, round_up
+from adaptive_dp.numerics.floats import inflate_up
 
 __all__ = [
     "METHODS",
@@ -213,9 +215,9 @@ class Outcome:
         )
         return out
 
-    def spends(self, trial: int) -> tuple[object, ...]:
+    def spends(self, trial: int) -> tuple[Spend, ...]:
         """Trial ``trial``'s spends in order, as the certified path takes them."""
-        out: list[object] = []
+        out: list[Spend] = []
         for step in self.steps:
             if not step.admitted[trial]:
                 continue
@@ -223,7 +225,7 @@ class Outcome:
                 out.append(ZCDP(float(step.values[trial, 0])))
             else:
                 out.append(
-                    bm_spend(1, float(step.values[trial, 0]), float(step.values[trial, 1]))
+                    BrownianSpend(1, float(step.values[trial, 0]), float(step.values[trial, 1]))
                 )
         return tuple(out)
 

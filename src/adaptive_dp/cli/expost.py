@@ -4,9 +4,10 @@
   stopped at the given time values (R23-Thm5 with a normal-mixture or stitched boundary
   fixed in advance; ``--form w22``: the single-BM W22-Thm3.6 form).
 * ``expost filter --epsilon E --delta D [--delta-slack D2] [--rule unified]``: replay
-  DESIGN's JSON lines (``zcdp`` and ``bm`` kinds for ``unified``; ``bm`` for
-  ``brownian``; ``expost``/``pure``/``pdp`` for ``expost``) through R23-Thm6, R23-Lem6.2 or
-  R23-Lem5.2, one decision per line, stopping at the first HALT (terminal mode).
+  interchange lines (docs/design.md; ``zcdp`` and ``bm`` kinds, and what implies zCDP, for
+  ``unified``; ``bm`` for ``brownian``; ``expost``/``pure``/``pdp`` for ``expost``) through
+  R23-Thm6, R23-Lem6.2 or R23-Lem5.2, one decision per line, stopping at the first HALT
+  (terminal mode).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
+from adaptive_dp.cli._replay import Record, delta_split, replay
+from adaptive_dp.cli.filter import decision_record
 from adaptive_dp.evalues.boundaries import (
     Boundary,
     NormalMixtureBoundary,
@@ -27,7 +29,7 @@ from adaptive_dp.evalues.expost import brownian_expost, single_bm_expost
 from adaptive_dp.filters.base import Decision, Rule
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter, smallest_time_value
 from adaptive_dp.filters.expost import ExPostFilter
-from adaptive_dp.interchange import BrownianSpend, read_spends
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.numerics import exact, format_exact, round_up
 
 NAME = "expost"
@@ -124,55 +126,41 @@ def _rule(args: argparse.Namespace) -> Rule:
         return ExPostFilter(args.epsilon, args.delta)
     if args.rule == "brownian":
         return BrownianFilter(args.epsilon, args.delta)
-    slack = args.delta_slack if args.delta_slack is not None else args.delta
-    rest = exact(args.delta, "delta") - exact(slack, "delta_slack")
-    if rest < 0:
-        raise UsageError("--delta-slack must not exceed --delta")
+    slack, rest = delta_split(args, "rule 'unified'")
     return UnifiedFilter(args.epsilon, rest, slack)
-
-
-def _fields(value: object) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for name in ("epsilon", "delta"):
-        v = getattr(value, name, None)
-        if isinstance(v, Fraction):
-            out[name] = round_up(v)
-    return out
 
 
 def _filter(args: argparse.Namespace) -> int:
     rule = _rule(args)
     state = rule.start(terminal=True)
-    handle = sys.stdin if args.file is None else open(args.file, encoding="utf-8")  # noqa: SIM115
+
+    def step(spend: Spend) -> tuple[Record, bool]:
+        nonlocal state
+        decision, state = state.spend(spend)
+        record = decision_record(rule, state, decision)
+        spent = record["spent"]
+        assert isinstance(spent, dict)
+        record["spent"] = {k: v for k, v in spent.items() if k in ("epsilon", "delta")}
+        if isinstance(rule, UnifiedFilter):
+            record["t_min_next"] = (
+                smallest_time_value(state, args.sensitivity)
+                if decision is Decision.CONTINUE else None
+            )
+        return record, decision is Decision.HALT
+
+    def emit(index: int, record: Record) -> None:
+        line = {"index": index, **record}
+        if args.json:
+            sys.stdout.write(json.dumps(line) + "\n")
+        else:
+            sys.stdout.write("\t".join(f"{k}={v!r}" for k, v in line.items()) + "\n")
+
     try:
-        for index, spend in read_spends(handle):
-            if args.rule != "expost" and not isinstance(spend, BrownianSpend) and (
-                args.rule == "brownian" or type(spend).__name__ not in ("ZCDP", "ApproxZCDP")
-            ):
-                raise UsageError(
-                    f"line {index}: kind of {type(spend).__name__} is not supported by rule "
-                    f"{args.rule!r}"
-                )
-            decision, state = state.spend(spend)
-            record: dict[str, object] = {
-                "index": index,
-                "decision": decision.value,
-                "spent": _fields(state.spent()),
-                "remaining": state.remaining(),
-                "max_next": state.max_next() if decision is Decision.CONTINUE else None,
-                "spec": rule.SPEC,
-            }
-            if isinstance(rule, UnifiedFilter):
-                record["t_min_next"] = (
-                    smallest_time_value(state, args.sensitivity)
-                    if decision is Decision.CONTINUE else None
-                )
-            if args.json:
-                sys.stdout.write(json.dumps(record) + "\n")
-            else:
-                sys.stdout.write("\t".join(f"{k}={v!r}" for k, v in record.items()) + "\n")
-            if decision is Decision.HALT:
-                break
+        handle = sys.stdin if args.file is None else open(args.file, encoding="utf-8")  # noqa: SIM115
+    except OSError as error:
+        raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+    try:
+        replay(handle, rule, f"rule {args.rule!r}", step, emit)
     finally:
         if handle is not sys.stdin:
             handle.close()

@@ -14,7 +14,8 @@ import argparse
 from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.filters.w23 import w23_bound
+from adaptive_dp.guarantees.bounds import W23Bound
+from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.numerics import ball_upper, exact, exact_delta
 from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer, mixture_rho_for
 
@@ -44,6 +45,7 @@ def odometer_curves(
     """The certified curves of the figure, indexed by label (n = 1..steps)."""
     stitched = W23StitchedOdometer(delta_prime)
     mixture = W23MixtureOdometer(delta_prime, rho)
+    fixed_n = W23Bound(delta_prime)
     s, m = stitched.start(), mixture.start()
     out: dict[str, list[float]] = {
         "stitched (corrected)": [],
@@ -52,12 +54,12 @@ def odometer_curves(
         "W23 filter expression (fixed n)": [],
     }
     for n in range(1, steps + 1):
-        s, m = s.spend(epsilon), m.spend(epsilon)
+        s, m = s.spend(PureDP(epsilon)), m.spend(PureDP(epsilon))
         out["stitched (corrected)"].append(s.reading())
         out["mixture (corrected)"].append(m.reading())
         out["basic composition"].append(float(n * epsilon))
         out["W23 filter expression (fixed n)"].append(
-            ball_upper(w23_bound(n * epsilon * epsilon, delta_prime))
+            ball_upper(fixed_n.ball(n * epsilon * epsilon))
         )
     return out
 

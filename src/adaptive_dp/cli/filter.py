@@ -1,7 +1,7 @@
 """``adaptive-dp filter RULE``: replay JSON-lines spends through a privacy filter.
 
-Reads DESIGN's interchange lines on standard input, prints one decision per line and
-stops at the first HALT (terminal mode: the papers' "halt forever").
+Reads interchange lines (docs/design.md) on standard input, prints one decision per line
+and stops at the first HALT (terminal mode: the papers' "halt forever").
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import json
 import sys
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TextIO
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.errors import UnsupportedGuaranteeError
-from adaptive_dp.filters.base import Decision, Rule
+from adaptive_dp.cli._replay import Record, delta_split, output, replay
+from adaptive_dp.filters.base import Decision, FilterState, Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
 from adaptive_dp.filters.expost import ExPostFilter
@@ -25,13 +24,13 @@ from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter, ZCDPSumFilter
-from adaptive_dp.interchange import kind_of, read_spends
-from adaptive_dp.numerics import exact, round_up
+from adaptive_dp.guarantees.spends import Spend
+from adaptive_dp.numerics import round_up
 
 NAME = "filter"
 HELP = "replay JSON-lines spends through a privacy filter; one decision per line"
 
-__all__ = ["HELP", "NAME", "RULES", "configure", "guarantee_fields", "run"]
+__all__ = ["HELP", "NAME", "RULES", "configure", "decision_record", "guarantee_fields", "run"]
 
 
 def _need(args: argparse.Namespace, *names: str) -> None:
@@ -40,26 +39,15 @@ def _need(args: argparse.Namespace, *names: str) -> None:
             raise UsageError(f"rule {args.rule!r} needs --{name.replace('_', '-')}")
 
 
-def _split(args: argparse.Namespace) -> tuple[str, Fraction]:
-    """(slack, total - slack): --delta is the total, --delta-slack the conversion part
-    (defaults to the whole of --delta)."""
-    _need(args, "delta")
-    slack = args.delta_slack if args.delta_slack is not None else args.delta
-    rest = exact(args.delta, "delta") - exact(slack, "delta_slack")
-    if rest < 0:
-        raise UsageError("--delta-slack must not exceed --delta")
-    return slack, rest
-
-
 def _w23(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    slack, rest = _split(args)
+    slack, rest = delta_split(args, f"rule {args.rule!r}")
     return W23Filter(args.epsilon, slack, rest)
 
 
 def _zcdp(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    slack, rest = _split(args)
+    slack, rest = delta_split(args, f"rule {args.rule!r}")
     return ZCDPFilter(args.epsilon, rest, slack)
 
 
@@ -105,7 +93,7 @@ def _brownian(args: argparse.Namespace) -> Rule:
 
 def _unified(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    slack, rest = _split(args)
+    slack, rest = delta_split(args, f"rule {args.rule!r}")
     return UnifiedFilter(args.epsilon, rest, slack)
 
 
@@ -164,43 +152,39 @@ def guarantee_fields(value: object) -> dict[str, float]:
     raise TypeError(f"not a guarantee: {value!r}")
 
 
+def decision_record(rule: Rule, state: FilterState, decision: Decision) -> Record:
+    """The interchange answer to one line: decision, spent (rounded up), remaining and
+    max_next (rounded down), and the rule's spec id."""
+    return {
+        "decision": decision.value,
+        "spent": guarantee_fields(state.spent()),
+        "remaining": state.remaining(),
+        "max_next": state.max_next() if decision is Decision.CONTINUE else None,
+        "spec": rule.SPEC,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     rule = RULES[args.rule](args)
     state = rule.start(terminal=True)
-    out: TextIO = sys.stdout
-    handle: TextIO | None = None
-    if args.json not in (None, "-"):
-        handle = open(args.json, "w", encoding="utf-8")  # noqa: SIM115
-        out = handle
-    try:
-        for index, spend in read_spends(sys.stdin):
-            try:
-                decision, state = state.spend(spend)
-            except UnsupportedGuaranteeError as error:
-                raise UsageError(
-                    f"line {index}: rule {args.rule!r} does not support kind "
-                    f"{kind_of(spend)!r} ({error})"
-                ) from None
-            spent_fields = guarantee_fields(state.spent())
-            record = {
-                "index": index,
-                "decision": decision.value,
-                "spent": spent_fields,
-                "remaining": state.remaining(),
-                "max_next": state.max_next() if decision is Decision.CONTINUE else None,
-                "spec": rule.SPEC,
-            }
+    with output(args.json) as out:
+
+        def step(spend: Spend) -> tuple[Record, bool]:
+            nonlocal state
+            decision, state = state.spend(spend)
+            return decision_record(rule, state, decision), decision is Decision.HALT
+
+        def emit(index: int, record: Record) -> None:
             if args.json is not None:
-                out.write(json.dumps(record) + "\n")
-            else:
-                spent = " ".join(f"{k}={v!r}" for k, v in spent_fields.items())
-                out.write(
-                    f"{index}\t{decision.value}\t{spent}\tremaining={record['remaining']!r}"
-                    f"\tmax_next={record['max_next']!r}\n"
-                )
-            if decision is Decision.HALT:
-                break
-    finally:
-        if handle is not None:
-            handle.close()
+                out.write(json.dumps({"index": index, **record}) + "\n")
+                return
+            spent = record["spent"]
+            assert isinstance(spent, dict)
+            fields = " ".join(f"{k}={v!r}" for k, v in spent.items())
+            out.write(
+                f"{index}\t{record['decision']}\t{fields}\tremaining={record['remaining']!r}"
+                f"\tmax_next={record['max_next']!r}\n"
+            )
+
+        replay(sys.stdin, rule, f"rule {args.rule!r}", step, emit)
     return 0

@@ -6,14 +6,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from typing import TextIO, TypeVar
+from typing import TextIO
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.errors import UnsupportedGuaranteeError
-from adaptive_dp.interchange import kind_of, read_spends
+from adaptive_dp.cli._replay import Record, delta_split, output, replay
+from adaptive_dp.cli.filter import guarantee_fields
+from adaptive_dp.guarantees.spends import Spend
+from adaptive_dp.ledger import Ledger
 from adaptive_dp.numerics import ExactLike
 from adaptive_dp.odometers.accumulators import (
+    Accumulator,
     ApproxDPAccumulator,
     BasicAccumulator,
     Exhausted,
@@ -55,90 +57,68 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE")
 
 
-def _split(args: argparse.Namespace) -> tuple[str, str]:
-    if args.delta is None:
-        raise UsageError(f"kind {args.kind!r} needs --delta")
-    from adaptive_dp.numerics import exact, format_exact
+def _odometer(args: argparse.Namespace) -> W23StitchedOdometer | W23MixtureOdometer:
+    slack, rest = delta_split(args, f"kind {args.kind!r}")
+    if args.kind == "w23-stitched":
+        return W23StitchedOdometer(
+            slack, rest, eta=args.stitch_eta, s=args.stitch_s, form=args.stitch_form
+        )
+    if args.mixture_rho is not None:
+        rho: ExactLike = args.mixture_rho
+    elif args.mixture_v_star is not None:
+        rho = mixture_rho_for(float(args.mixture_v_star), float(slack), args.sides)
+    else:
+        raise UsageError("w23-mixture needs --mixture-rho or --mixture-v-star")
+    return W23MixtureOdometer(slack, rho, rest, sides=args.sides)
 
-    slack = args.delta_slack if args.delta_slack is not None else args.delta
-    rest = exact(args.delta, "delta") - exact(slack, "delta_slack")
-    if rest < 0:
-        raise UsageError("--delta-slack must not exceed --delta")
-    return slack, format_exact(rest)
+
+def _accumulator(args: argparse.Namespace) -> Accumulator:
+    if args.kind == "basic":
+        return BasicAccumulator()
+    if args.kind == "zcdp-sum":
+        return ZCDPAccumulator()
+    if args.kind == "rdp":
+        if args.alpha is None:
+            raise UsageError("kind 'rdp' needs --alpha")
+        return RDPAccumulator(args.alpha)
+    slack, _ = delta_split(args, f"kind {args.kind!r}")
+    return ApproxDPAccumulator(slack, args.delta)
 
 
 def run(args: argparse.Namespace) -> int:
-    out: TextIO = sys.stdout
-    handle: TextIO | None = None
-    if args.json not in (None, "-"):
-        handle = open(args.json, "w", encoding="utf-8")  # noqa: SIM115
-        out = handle
-    try:
-        if args.kind in ("w23-stitched", "w23-mixture"):
-            slack, rest = _split(args)
-            if args.kind == "w23-stitched":
-                odo: W23StitchedOdometer | W23MixtureOdometer = W23StitchedOdometer(
-                    slack, rest, eta=args.stitch_eta, s=args.stitch_s, form=args.stitch_form
-                )
-            else:
-                if args.mixture_rho is not None:
-                    rho: ExactLike = args.mixture_rho
-                elif args.mixture_v_star is not None:
-                    rho = mixture_rho_for(float(args.mixture_v_star), float(slack), args.sides)
-                else:
-                    raise UsageError("w23-mixture needs --mixture-rho or --mixture-v-star")
-                odo = W23MixtureOdometer(slack, rho, rest, sides=args.sides)
-            state = odo.start()
-            for index, spend in read_spends(sys.stdin):
-                state = _guard(index, args.kind, spend, state.spend)
-                _emit(out, args, index, {"reading": state.reading()}, odo.SPEC)
-            return 0
-        if args.kind == "basic":
-            acc: object = BasicAccumulator()
-        elif args.kind == "zcdp-sum":
-            acc = ZCDPAccumulator()
-        elif args.kind == "rdp":
-            if args.alpha is None:
-                raise UsageError("kind 'rdp' needs --alpha")
-            acc = RDPAccumulator(args.alpha)
-        else:
-            slack, _ = _split(args)
-            acc = ApproxDPAccumulator(slack, args.delta)
-        from adaptive_dp.odometers.accumulators import Accumulator
+    ledger: Ledger
+    if args.kind in ("w23-stitched", "w23-mixture"):
+        odometer = _odometer(args)
+        ledger, state = odometer, odometer.start()
 
-        assert isinstance(acc, Accumulator)
-        astate = acc.start()
-        for index, spend in read_spends(sys.stdin):
-            astate = _guard(index, args.kind, spend, astate.add)
+        def step(spend: Spend) -> tuple[Record, bool]:
+            nonlocal state
+            state = state.spend(spend)
+            return {"reading": state.reading()}, False
+
+    else:
+        accumulator = _accumulator(args)
+        ledger, astate = accumulator, accumulator.start()
+
+        def step(spend: Spend) -> tuple[Record, bool]:
+            nonlocal astate
+            astate = astate.add(spend)
             reading = astate.reading()
-            fields: dict[str, object]
             if isinstance(reading, Exhausted):
-                fields = {"reading": "exhausted"}
-            else:
-                from adaptive_dp.cli.filter import guarantee_fields
+                return {"reading": "exhausted"}, False
+            return dict(guarantee_fields(reading)), False
 
-                fields = dict(guarantee_fields(reading))
-            _emit(out, args, index, fields, acc.SPEC)
-        return 0
-    finally:
-        if handle is not None:
-            handle.close()
+    with output(args.json) as out:
 
+        def emit(index: int, record: Record) -> None:
+            _emit(out, args, index, record, ledger.SPEC)
 
-T = TypeVar("T")
-
-
-def _guard(index: int, kind: str, spend: object, step: Callable[[object], T]) -> T:
-    try:
-        return step(spend)
-    except UnsupportedGuaranteeError as error:
-        raise UsageError(
-            f"line {index}: {kind!r} does not support kind {kind_of(spend)!r} ({error})"
-        ) from None
+        replay(sys.stdin, ledger, f"{args.kind!r}", step, emit)
+    return 0
 
 
 def _emit(
-    out: TextIO, args: argparse.Namespace, index: int, fields: dict[str, object], spec: str
+    out: TextIO, args: argparse.Namespace, index: int, fields: Record, spec: str
 ) -> None:
     if args.json is not None:
         out.write(json.dumps({"index": index, **fields, "spec": spec}) + "\n")

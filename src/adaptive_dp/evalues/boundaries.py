@@ -9,26 +9,39 @@ fixed before the interaction: they are constructor arguments, never re-optimised
 realised data (re-optimising on the realised V would need a union bound).
 
 ``threshold(v)`` returns a certified arb enclosure of b(v) at an exact rational v;
-``threshold_float(v)`` is a numpy evaluation for simulations (not certified).
-Derivations: proofs/R23-Thm5.md (steps on Ville and the mixture integral).
+``threshold_float(v)`` evaluates it at a float or per path, rounded up (never below the
+certified value at the same v; constants certified once at construction). These are the
+only definitions of these boundaries: the W23 odometers read them too (a boundary of
+S_n = the privacy loss minus its drift). Derivations: proofs/R23-Thm5.md (Ville and the
+mixture integral), proofs/EXT-HRMS21NormalMixture.md (one- and two-sided mixtures).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from flint import arb
-from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.errors import ParameterError
-from adaptive_dp.numerics import ExactLike, arb_of, enclose, exact_delta, exact_positive
+from adaptive_dp.numerics import (
+    ExactLike,
+    arb_of,
+    ball_lower,
+    ball_upper,
+    enclose,
+    exact,
+    exact_delta,
+    exact_positive,
+)
+from adaptive_dp.numerics.floats import Real, add_up, inflate_up, log, mul_up, sqrt
 
 __all__ = [
     "Boundary",
+    "HowardStitching",
     "NormalMixtureBoundary",
     "StitchedBoundary",
     "VilleBoundary",
@@ -43,7 +56,12 @@ class Boundary(Protocol):
 
     def threshold(self, v: Fraction) -> arb: ...
 
-    def threshold_float(self, v: ArrayLike) -> NDArray[np.float64]: ...
+    def threshold_float(self, v: Real) -> Real: ...
+
+
+def _up(value: arb) -> float:
+    """A ball's upper end as a float (the ball already built at a working precision)."""
+    return ball_upper(value)
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -54,55 +72,144 @@ class VilleBoundary:
 
     lam: Fraction
     delta: Fraction
+    _float: tuple[float, float] = field(init=False, repr=False, compare=False)
 
     def __init__(self, lam: ExactLike, delta: ExactLike) -> None:
         object.__setattr__(self, "lam", exact_positive(lam, "lam"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta", allow_zero=False))
+        lam_, d = self.lam, self.delta
+        intercept = _up(enclose(lambda: -arb_of(d).log() / arb_of(lam_)))
+        slope = _up(enclose(lambda: arb_of(lam_) / 2))
+        object.__setattr__(self, "_float", (intercept, slope))
 
     def threshold(self, v: Fraction) -> arb:
         lam, delta = self.lam, self.delta
         return enclose(lambda: -arb_of(delta).log() / arb_of(lam) + arb_of(lam) * arb_of(v) / 2)
 
-    def threshold_float(self, v: ArrayLike) -> NDArray[np.float64]:
-        lam = float(self.lam)
-        out: NDArray[np.float64] = math.log(1 / float(self.delta)) / lam + lam * np.asarray(
-            v, dtype=np.float64
-        ) / 2
-        return out
+    def threshold_float(self, v: Real) -> Real:
+        intercept, slope = self._float
+        return add_up(mul_up(v, slope), intercept)
 
 
 @dataclass(frozen=True, slots=True, init=False)
 class NormalMixtureBoundary:
-    """EXT-HRMS21NormalMixture: normal mixture (Robbins; Howard et al. 2021), mixing
-    lambda ~ N(0, 1/rho), rho > 0 fixed in advance:
-    "int exp(lambda S - lambda^2 V/2) N(lambda; 0, 1/rho) d lambda
+    """EXT-HRMS21NormalMixture: normal mixture (Robbins; Howard et al. 2021), rho > 0 fixed
+    in advance. Two-sided (``sides="two"``, the default), mixing lambda ~ N(0, 1/rho),
+    which needs the supermartingale property for every real lambda (BM rounds only,
+    R23-Thm5): "int exp(lambda S - lambda^2 V/2) N(lambda; 0, 1/rho) d lambda
     = sqrt(rho/(V + rho)) exp(S^2/(2(V + rho)))", so by Ville
-    b(v) = sqrt(2 (v + rho) log(sqrt((v + rho)/rho)/delta)).  Needs the supermartingale
-    property for every real lambda (BM rounds only: R23-Thm5)."""
+    b(v) = sqrt(2 (v + rho) log(sqrt((v + rho)/rho)/delta)). One-sided (``sides="one"``,
+    lambda >= 0 only): b(v) = sqrt(2 (v + rho) log(sqrt((v + rho)/rho)/(2 delta) + 1))."""
 
     rho: Fraction
     delta: Fraction
+    sides: Literal["one", "two"]
+    _float: tuple[float, float, float] = field(init=False, repr=False, compare=False)
 
-    def __init__(self, rho: ExactLike, delta: ExactLike) -> None:
+    def __init__(
+        self, rho: ExactLike, delta: ExactLike, sides: Literal["one", "two"] = "two"
+    ) -> None:
         object.__setattr__(self, "rho", exact_positive(rho, "rho"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta", allow_zero=False))
+        if sides not in ("one", "two"):
+            raise ParameterError("sides", sides, "'one' or 'two'")
+        object.__setattr__(self, "sides", sides)
+        r, level = self.rho, self.delta * (2 if sides == "one" else 1)
+        rho_lo = ball_lower(enclose(lambda: arb_of(r)))
+        inverse = _up(enclose(lambda: 1 / arb_of(level)))
+        object.__setattr__(self, "_float", (_up(enclose(lambda: arb_of(r))), rho_lo, inverse))
 
     def threshold(self, v: Fraction) -> arb:
-        rho, delta = self.rho, self.delta
+        rho, delta, one = self.rho, self.delta, self.sides == "one"
 
         def value() -> arb:
             w = arb_of(v) + arb_of(rho)
-            return (w * ((w / arb_of(rho)).log() - 2 * arb_of(delta).log())).sqrt()
+            ratio = (w / arb_of(rho)).sqrt()
+            if one:
+                return (2 * w * (ratio / (2 * arb_of(delta)) + 1).log()).sqrt()
+            return (2 * w * (ratio / arb_of(delta)).log()).sqrt()
 
         return enclose(value)
 
-    def threshold_float(self, v: ArrayLike) -> NDArray[np.float64]:
-        rho = float(self.rho)
-        w = np.asarray(v, dtype=np.float64) + rho
-        out: NDArray[np.float64] = np.sqrt(
-            w * (np.log(w / rho) + 2 * math.log(1 / float(self.delta)))
-        )
-        return out
+    def threshold_float(self, v: Real) -> Real:
+        rho_up, rho_lo, inverse = self._float
+        w = add_up(v, rho_up)
+        ratio = sqrt(w / rho_lo) * inverse
+        inner = log(ratio + 1) if self.sides == "one" else log(ratio)
+        return inflate_up(sqrt(2 * w * inner))
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class HowardStitching:
+    """EXT-HRMS21Stitching (Howard et al. 2021, Thm. 1) in closed form, for a first
+    intrinsic time m > 0 known before it is used (a predictable start):
+    ``form="exact"``: "k_1 sqrt(V (s log log(eta V / m) + log(zeta(s) / ((log eta)^s
+    delta))))", k_1 = (eta^{1/4} + eta^{-1/4}) / sqrt 2, for eta > 1, s > 1;
+    ``form="poster"`` (W23's rounding at eta = 2, s = 1.4, which dominates the exact one):
+    "1.7 sqrt(V (log log(2 V / m) + 0.72 log(5.2 / delta)))". For V >= m."""
+
+    delta: Fraction
+    eta: Fraction
+    s: Fraction
+    form: Literal["poster", "exact"]
+    _float: tuple[float, float] = field(init=False, repr=False, compare=False)
+
+    def __init__(
+        self,
+        delta: ExactLike,
+        *,
+        eta: ExactLike = 2,
+        s: ExactLike = "1.4",
+        form: Literal["poster", "exact"] = "poster",
+    ) -> None:
+        object.__setattr__(self, "delta", exact_delta(delta, "delta", allow_zero=False))
+        e, ss = exact(eta, "eta"), exact(s, "s")
+        if e <= 1:
+            raise ParameterError("eta", eta, "eta > 1")
+        if ss <= 1:
+            raise ParameterError("s", s, "s > 1")
+        if form not in ("poster", "exact"):
+            raise ParameterError("form", form, "'poster' or 'exact'")
+        if form == "poster" and (e != 2 or ss != Fraction(7, 5)):
+            raise ParameterError("form", form, "'exact' unless eta = 2 and s = 1.4")
+        object.__setattr__(self, "eta", e)
+        object.__setattr__(self, "s", ss)
+        object.__setattr__(self, "form", form)
+        object.__setattr__(self, "_float", (_up(enclose(self._scale)), _up(enclose(self._level))))
+
+    def _scale(self) -> arb:
+        if self.form == "poster":
+            return arb(17) / 10
+        eta = arb_of(self.eta)
+        return (eta.root(4) + 1 / eta.root(4)) / arb(2).sqrt()
+
+    def _level(self) -> arb:
+        """The constant inside the square root, after the log log term."""
+        d = arb_of(self.delta)
+        if self.form == "poster":
+            return arb(72) / 100 * (arb(52) / 10 / d).log()
+        eta, s = arb_of(self.eta), arb_of(self.s)
+        return (s.zeta() / (eta.log() ** s * d)).log()
+
+    def threshold(self, v: Fraction, start: Fraction) -> arb:
+        """The boundary at V = ``v`` for the first intrinsic time m = ``start``."""
+
+        def value() -> arb:
+            av, am = arb_of(v), arb_of(start)
+            ratio = (2 * av / am) if self.form == "poster" else (arb_of(self.eta) * av / am)
+            weight = 1 if self.form == "poster" else arb_of(self.s)
+            return self._scale() * (av * (weight * ratio.log().log() + self._level())).sqrt()
+
+        return enclose(value)
+
+    def threshold_float(self, v: Real, start: Real) -> Real:
+        """The boundary at float V per path, rounded up."""
+        scale, level = self._float
+        eta = 2.0 if self.form == "poster" else float(self.eta)
+        weight = 1.0 if self.form == "poster" else float(self.s)
+        # eta V / m rounded up, its log log, and s (weight) within the inflation
+        ratio = inflate_up(eta * v / start)
+        return inflate_up(scale * sqrt(v * (weight * log(log(ratio)) + level)))
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -118,6 +225,7 @@ class StitchedBoundary:
     delta: Fraction
     eta: Fraction
     s: Fraction
+    _float: tuple[float, float] = field(init=False, repr=False, compare=False)
 
     def __init__(
         self, v_min: ExactLike, delta: ExactLike, eta: ExactLike = 2, s: ExactLike = "1.4"
@@ -132,6 +240,9 @@ class StitchedBoundary:
             raise ParameterError("s", s, "s > 1")
         object.__setattr__(self, "eta", e)
         object.__setattr__(self, "s", ss)
+        d = self.delta
+        base = _up(enclose(lambda: -arb_of(d).log() + arb_of(ss).zeta().log()))
+        object.__setattr__(self, "_float", (base, _up(enclose(lambda: arb_of(ss)))))
 
     def epoch(self, v: float) -> int:
         """The epoch k used at v (any k gives a valid line; this picks the natural one)."""
@@ -152,13 +263,15 @@ class StitchedBoundary:
 
         return enclose(value)
 
-    def threshold_float(self, v: ArrayLike) -> NDArray[np.float64]:
+    def threshold_float(self, v: Real) -> Real:
+        """Rounded up: the epoch's level log(1/delta_k) is certified up and its line
+        evaluated upward; the float lambda_k is a fixed function of k, so each epoch
+        still uses one line fixed in advance (any lambda > 0 gives a valid Ville line)."""
         va = np.asarray(v, dtype=np.float64)
-        m, eta, s = float(self.v_min), float(self.eta), float(self.s)
-        zeta_s = float(arb_of(self.s).zeta().mid())
-        ratio = np.maximum(va / m, 1.0)
-        k = np.maximum(0, np.floor(np.log(ratio) / math.log(eta)))
-        log_inv = math.log(1 / float(self.delta)) + math.log(zeta_s) + s * np.log(k + 1)
+        m, eta = float(self.v_min), float(self.eta)
+        base, s_up = self._float
+        k = np.maximum(0, np.floor(np.log(np.maximum(va / m, 1.0)) / math.log(eta)))
+        log_inv = inflate_up(base + s_up * np.log(k + 1))
         lam = np.sqrt(2 * log_inv / (m * eta ** (k + 0.5)))
-        out: NDArray[np.float64] = log_inv / lam + lam * va / 2
-        return out
+        out = inflate_up(log_inv / lam + lam * va / 2)
+        return float(out) if isinstance(v, float) else out

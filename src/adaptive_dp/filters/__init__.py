@@ -1,8 +1,10 @@
 """Continuation rules (privacy filters) for noninteractive mechanisms.
 
-Every rule is an immutable value; ``rule.start()`` gives a :class:`FilterState` with
-``decide``, ``spend``, ``max_next``, ``spent`` and ``remaining`` (DESIGN principle 2), and
-``rule.fast(paths)`` the vectorised float fast path. See :mod:`adaptive_dp.filters.base`.
+Every rule is an immutable value; ``rule.supports(spend)`` says whether it takes a spend,
+``rule.start()`` gives a :class:`FilterState` with ``decide``, ``spend``, ``max_next``,
+``spent`` and ``remaining`` (docs/design.md, principle 2), ``rule.fast(paths)`` the
+vectorised float fast path and ``rule.float_session()`` its one-session scalar route.
+See :mod:`adaptive_dp.filters.base`.
 """
 
 from adaptive_dp.filters.base import (
@@ -10,9 +12,12 @@ from adaptive_dp.filters.base import (
     Decision,
     FastFilterState,
     FilterState,
+    FloatFilterState,
     Rule,
 )
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
+from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
+from adaptive_dp.filters.expost import ExPostFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
 from adaptive_dp.filters.rdp import RDPFilter
@@ -23,15 +28,19 @@ from adaptive_dp.filters.zcdp import ZCDPFilter, ZCDPSumFilter
 __all__ = [
     "AccumulatorFilter",
     "BasicFilter",
+    "BrownianFilter",
     "ContinuationRule",
     "Decision",
+    "ExPostFilter",
     "FastFilterState",
     "FilterState",
+    "FloatFilterState",
     "GDPFilter",
     "PureDPFilter",
     "RDPFilter",
     "RRUV16Filter",
     "Rule",
+    "UnifiedFilter",
     "W23Filter",
     "ZCDPFilter",
     "ZCDPSumFilter",

@@ -1,7 +1,8 @@
-"""The continuation-rule protocol (DESIGN principle 2) shared by every filter.
+"""The continuation-rule protocol (docs/design.md, principle 2), built on the ledger kernel.
 
-A *rule* is an immutable value holding the budget and the constants of one theorem.
-``rule.start()`` gives the empty :class:`FilterState`; a state answers
+A *rule* is an immutable :class:`~adaptive_dp.ledger.Ledger` holding the budget and the
+constants of one theorem: a predicate ``_admits`` on the ledger's running sums.
+``rule.start()`` gives the empty :class:`FilterState`, which answers
 
 * ``decide(next)``: a pure query, CONTINUE or HALT for the proposed next spend;
 * ``spend(next) -> (Decision, FilterState)``: on CONTINUE the spend is charged; on HALT
@@ -13,52 +14,55 @@ A *rule* is an immutable value holding the budget and the constants of one theor
   parameter (epsilon, rho, mu), rounded DOWN and certified admitted, or ``None``;
 * ``spent()`` (the certified bound of what was admitted, rounded UP) and ``remaining()``.
 
-Running sums are exact ``Fraction`` values where the summed quantity is rational
-(epsilon, epsilon^2, rho, mu^2, delta), and sums of exact rational UPPER bounds of
+A spend the rule does not support raises ``UnsupportedGuaranteeError``; ask
+``rule.supports(spend)`` first to avoid it. Running sums are exact ``Fraction`` values
+where the summed quantity is rational, and sums of exact rational UPPER bounds of
 certified enclosures where it is not (RRUV16's drift). Each update is O(1).
 
-Every rule also has a vectorised float fast path, :class:`FastFilterState`, working on
-numpy arrays of spends, one entry per path. Its sums are rounded upward (error-free
-transformations: an inexact float sum or product is moved one ulp up), its bounds use
-certified float constants and a relative inflation, and it compares with the budget
-rounded down, so a spend it admits is admitted by the certified path (a Hypothesis
-property in ``tests/filters/test_fast_path.py``); it may refuse a little earlier.
+The float fast path takes the primary parameter and delta of each request as floats:
+``rule.fast(paths)`` (:class:`FastFilterState`, numpy arrays, one entry per path) and
+``rule.float_session()`` (:class:`FloatFilterState`, one session in Python floats, the
+scalar route). Both run the same rule hooks (``_fast_increments``, ``_fast_admits``,
+with the rule's constants certified once at construction) through :func:`_float_step`:
+sums rounded up, bounds rounded up, budgets rounded down, so a request it admits is
+admitted by the certified path; requests with NaN, infinite or negative values (or a
+delta outside [0, 1)) are refused and reported in ``invalid``, never charged.
 """
 
 from __future__ import annotations
 
 import enum
 import math
-from abc import ABC, abstractmethod
-from collections.abc import Callable
+from abc import abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.guarantees.definitions import Guarantee
-from adaptive_dp.odometers._fastmath import add_up, inflate_up, mul_up
+from adaptive_dp.guarantees.spends import Spend
+from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally
+from adaptive_dp.numerics import exact_delta
+from adaptive_dp.numerics.floats import (
+    BoolArray,
+    Flag,
+    FloatArray,
+    Real,
+    both,
+    negate,
+)
+from adaptive_dp.numerics.search import shrink_until
 
 __all__ = [
-    "BoolArray",
     "ContinuationRule",
     "Decision",
     "FastFilterState",
     "FilterState",
-    "FloatArray",
+    "FloatFilterState",
     "Rule",
-    "add_up",
-    "inflate_up",
-    "mul_up",
-    "shrink_until",
-    "sqrt_down",
 ]
-
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
 
 
 class Decision(enum.Enum):
@@ -72,117 +76,120 @@ class Decision(enum.Enum):
 
 
 class ContinuationRule(Protocol):
-    """What every filter (continuation rule) offers (DESIGN principle 9)."""
+    """What every filter (continuation rule) offers (docs/design.md, principle 9)."""
 
     SPEC: str
+
+    def supports(self, spend: Spend) -> bool: ...
 
     def start(self, *, terminal: bool = False) -> FilterState: ...
 
     def fast(self, paths: int, *, terminal: bool = False) -> FastFilterState: ...
 
+    def float_session(self, *, terminal: bool = False) -> FloatFilterState: ...
 
-class Rule(ABC):
+
+class Rule(Ledger):
     """Base class of the continuation rules: the theorem-specific parts.
 
-    Subclasses are frozen slotted dataclasses. ``_increments`` maps one spend to the
-    increments of the running sums (exact rationals, or rational upper bounds);
     ``_admits`` is the certified condition on the sums *including* the proposed spend
     (the n+1 look-ahead of every theorem here); ``_decision_sums`` is a private hook
-    choosing which sums the condition sees (a negative control that drops the
-    look-ahead overrides it in ``verify/twins/``).
+    choosing which sums the condition sees (a negative control that drops the look-ahead
+    overrides it in the twins of the verification registry). ``_fast_admits`` is the
+    float condition, never admitting what ``_admits`` refuses; ``_fast_max_next`` and
+    ``_fast_remaining`` give closed forms where a rule has them (rounded down), else the
+    fast path bisects on its own condition.
     """
 
     __slots__ = ()
-    SPEC: str = ""
-    N_SUMS: int = 1
 
-    # -- certified path -------------------------------------------------------------
+    # -- certified path ---------------------------------------------------------------
     @abstractmethod
-    def _increments(self, spend: object) -> tuple[Fraction, ...]: ...
+    def _admits(self, sums: Sums) -> bool: ...
 
     @abstractmethod
-    def _admits(self, sums: tuple[Fraction, ...]) -> bool: ...
+    def _max_next(self, sums: Sums, next_delta: Fraction) -> float | None: ...
 
     @abstractmethod
-    def _max_next(self, sums: tuple[Fraction, ...], next_delta: Fraction) -> float | None: ...
+    def _spent(self, sums: Sums) -> Guarantee: ...
 
     @abstractmethod
-    def _spent(self, sums: tuple[Fraction, ...]) -> Guarantee: ...
+    def _remaining(self, sums: Sums) -> float: ...
 
-    @abstractmethod
-    def _remaining(self, sums: tuple[Fraction, ...]) -> float: ...
-
-    def _primary_spend(self, value: float, next_delta: Fraction) -> object:
-        """The spend whose primary parameter is ``value`` (used by ``max_next``)."""
-        return value
-
-    def _decision_sums(
-        self, before: tuple[Fraction, ...], after: tuple[Fraction, ...]
-    ) -> tuple[Fraction, ...]:
+    def _decision_sums(self, before: Sums, after: Sums) -> Sums:
         """The sums the condition is evaluated on: those including the next spend."""
         return after
 
-    # -- fast path --------------------------------------------------------------------
+    # -- float path -------------------------------------------------------------------
     @abstractmethod
-    def _fast_increments(
-        self, primary: FloatArray, delta: FloatArray
-    ) -> tuple[FloatArray, ...]: ...
+    def _fast_admits(self, sums: tuple[Real, ...]) -> Flag: ...
 
-    @abstractmethod
-    def _fast_admits(self, sums: tuple[FloatArray, ...]) -> BoolArray: ...
+    def _fast_max_next(self, sums: tuple[Real, ...], next_delta: Real) -> Real | None:
+        """A closed-form candidate for the largest admissible next primary parameter
+        (rounded down; checked by the float condition), or None to bisect."""
+        return None
+
+    def _fast_remaining(self, sums: tuple[Real, ...]) -> Real | None:
+        """The remaining primary budget, rounded down, or None for max_next(0)."""
+        return None
 
     # -- construction -----------------------------------------------------------------
     def start(self, *, terminal: bool = False) -> FilterState:
         """The state before any spend."""
-        zero = (Fraction(0),) * self.N_SUMS
-        return FilterState(self, zero, 0, False, terminal)
+        return FilterState(self, Tally.zero(self.N_SUMS), False, terminal)
 
     def fast(self, paths: int, *, terminal: bool = False) -> FastFilterState:
         """The vectorised float fast path for ``paths`` independent sessions."""
-        zero = tuple(np.zeros(paths) for _ in range(self.N_SUMS))
-        return FastFilterState(self, zero, np.zeros(paths, dtype=bool), terminal)
+        none = np.zeros(paths, dtype=bool)
+        return FastFilterState(self, FastTally.zero(self.N_SUMS, paths), none, terminal, none)
 
-    def _unsupported(self, spend: object) -> UnsupportedGuaranteeError:
-        return UnsupportedGuaranteeError(
-            f"{type(self).__name__} ({self.SPEC}) does not accept {type(spend).__name__} spends"
-        )
-
-
-def _add(a: tuple[Fraction, ...], b: tuple[Fraction, ...]) -> tuple[Fraction, ...]:
-    return tuple(x + y for x, y in zip(a, b, strict=True))
+    def float_session(self, *, terminal: bool = False) -> FloatFilterState:
+        """The float fast path for one session, in Python floats (the scalar route)."""
+        return FloatFilterState(self, FastTally.zero(self.N_SUMS, None), False, terminal, False)
 
 
 @dataclass(frozen=True, slots=True)
 class FilterState:
-    """An immutable filter state: the rule, the exact running sums, the count of
-    admitted spends, and whether it is halted (terminal mode only)."""
+    """An immutable filter state: the rule, the exact tally (running sums and count of
+    admitted spends), and whether it is halted (terminal mode only)."""
 
     rule: Rule
-    sums: tuple[Fraction, ...]
-    count: int
+    tally: Tally
     halted: bool
     terminal: bool
 
-    def decide(self, next: object) -> Decision:
+    @property
+    def sums(self) -> Sums:
+        """The exact running sums."""
+        return self.tally.sums
+
+    @property
+    def count(self) -> int:
+        """The number of admitted spends."""
+        return self.tally.count
+
+    def _admitted(self, after: Sums) -> bool:
+        return self.rule._admits(self.rule._decision_sums(self.tally.sums, after))
+
+    def decide(self, next: Spend) -> Decision:
         """CONTINUE iff the rule admits ``next`` after the spends so far (pure)."""
         if self.halted:
             return Decision.HALT
-        after = _add(self.sums, self.rule._increments(next))
-        admitted = self.rule._admits(self.rule._decision_sums(self.sums, after))
-        return Decision.CONTINUE if admitted else Decision.HALT
+        return Decision.CONTINUE if self._admitted(self.rule.after(self.tally, next)) else (
+            Decision.HALT
+        )
 
-    def spend(self, next: object) -> tuple[Decision, FilterState]:
+    def spend(self, next: Spend) -> tuple[Decision, FilterState]:
         """Charge ``next`` if admitted; on HALT nothing is charged."""
         if self.halted:
             return Decision.HALT, self
-        increments = self.rule._increments(next)
-        after = _add(self.sums, increments)
-        if self.rule._admits(self.rule._decision_sums(self.sums, after)):
+        after = self.rule.after(self.tally, next)
+        if self._admitted(after):
             return Decision.CONTINUE, FilterState(
-                self.rule, after, self.count + 1, False, self.terminal
+                self.rule, self.tally.plus(after), False, self.terminal
             )
         if self.terminal:
-            return Decision.HALT, FilterState(self.rule, self.sums, self.count, True, True)
+            return Decision.HALT, FilterState(self.rule, self.tally, True, True)
         return Decision.HALT, self
 
     def max_next(self, next_delta: object = 0) -> float | None:
@@ -192,49 +199,34 @@ class FilterState:
         """
         if self.halted:
             return None
-        from adaptive_dp.numerics import exact_delta
-
         d = exact_delta(next_delta, "next_delta")
-        candidate = self.rule._max_next(self.sums, d)
+        candidate = self.rule._max_next(self.tally.sums, d)
         if candidate is None or candidate < 0 or math.isnan(candidate):
             return None
-        return shrink_until(
-            candidate, lambda x: bool(self.decide(self.rule._primary_spend(x, d)))
-        )
+
+        def admitted(x: float) -> bool:
+            spend = self.rule.primary(x, d)
+            return spend is not None and bool(self.decide(spend))
+
+        return shrink_until(candidate, admitted)
 
     def spent(self) -> Guarantee:
         """The certified bound of the admitted spends (rounded up)."""
-        return self.rule._spent(self.sums)
+        return self.rule._spent(self.tally.sums)
 
     def remaining(self) -> float:
         """The remaining primary budget (rounded down)."""
-        return self.rule._remaining(self.sums)
+        return self.rule._remaining(self.tally.sums)
 
 
-def shrink_until(candidate: float, admitted: Callable[[float], bool]) -> float | None:
-    """Step ``candidate`` down (a few ulps, then geometrically) until it is admitted."""
-    x = candidate
-    for step in range(200):
-        if x < 0:
-            return None
-        if admitted(x):
-            return x
-        if step < 8:
-            x = math.nextafter(x, -math.inf)
-        else:
-            x = x * (1 - 2.0 ** (-52 + step - 8)) if step < 60 else x / 2
-    if admitted(0.0):
-        return 0.0
-    return None
-
-
-def sqrt_down(x: Fraction | float) -> float:
-    """sqrt(x) rounded down (0 for x <= 0), from a certified enclosure."""
-    from adaptive_dp.numerics import arb_of, ball_lower, enclose
-
-    if x <= 0:
-        return 0.0
-    return max(0.0, ball_lower(enclose(lambda: arb_of(x).sqrt())))
+def _float_step(
+    rule: Rule, tally: FastTally, halted: Flag, primary: Real, delta: Real
+) -> tuple[Flag, Flag, tuple[Real, ...]]:
+    """(admitted, invalid, sums after) of one float request per session: the one place
+    where the fast paths validate, add and decide."""
+    valid, after = rule.fast_after(tally, primary, delta)
+    ok = both(both(valid, rule._fast_admits(after)), negate(halted))
+    return ok, negate(valid), after
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,35 +235,28 @@ class FastFilterState:
 
     ``spend(primary, delta)`` takes arrays (broadcast to the number of paths) of the
     next primary parameters (epsilon, rho, mu) and deltas, and returns the boolean
-    array of admissions and the new state. Refused entries are not charged;
-    ``halted`` entries (terminal mode) refuse everything. Never on the unsafe side of
-    the certified path: it admits only what :class:`FilterState` would admit.
+    array of admissions and the new state. Refused entries are not charged; invalid ones
+    (NaN, infinite, negative, delta outside [0, 1)) are refused and flagged in
+    ``invalid``; ``halted`` entries (terminal mode) refuse everything and are not
+    ``active``. Never on the unsafe side of the certified path: it admits only what
+    :class:`FilterState` would admit.
     """
 
     rule: Rule
-    sums: tuple[FloatArray, ...]
+    tally: FastTally
     halted: BoolArray
     terminal: bool
+    invalid: BoolArray
 
-    def decide(self, primary: ArrayLike, delta: ArrayLike = 0.0) -> BoolArray:
-        """The admissions, without charging."""
-        p, d = self._arrays(primary, delta)
-        inc = self.rule._fast_increments(p, d)
-        after = tuple(add_up(s, i) for s, i in zip(self.sums, inc, strict=True))
-        ok: BoolArray = self.rule._fast_admits(after) & ~self.halted
-        return ok
+    @property
+    def sums(self) -> tuple[FloatArray, ...]:
+        """The float running sums per path (rounded up)."""
+        return cast(tuple[FloatArray, ...], self.tally.sums)
 
-    def spend(
-        self, primary: ArrayLike, delta: ArrayLike = 0.0
-    ) -> tuple[BoolArray, FastFilterState]:
-        """Charge the admitted entries; refuse (and, if terminal, halt) the others."""
-        p, d = self._arrays(primary, delta)
-        inc = self.rule._fast_increments(p, d)
-        after = tuple(add_up(s, i) for s, i in zip(self.sums, inc, strict=True))
-        ok: BoolArray = self.rule._fast_admits(after) & ~self.halted
-        sums = tuple(np.where(ok, a, s) for a, s in zip(after, self.sums, strict=True))
-        halted = self.halted | ~ok if self.terminal else self.halted
-        return ok, FastFilterState(self.rule, sums, halted, self.terminal)
+    @property
+    def active(self) -> BoolArray:
+        """The paths that can still be charged (not halted)."""
+        return ~self.halted
 
     def _arrays(self, primary: ArrayLike, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
         n = self.halted.shape[0]
@@ -279,3 +264,110 @@ class FastFilterState:
         d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
         return p, d
 
+    def decide(self, primary: ArrayLike, delta: ArrayLike = 0.0) -> BoolArray:
+        """The admissions, without charging."""
+        p, d = self._arrays(primary, delta)
+        return cast(BoolArray, _float_step(self.rule, self.tally, self.halted, p, d)[0])
+
+    def spend(
+        self, primary: ArrayLike, delta: ArrayLike = 0.0
+    ) -> tuple[BoolArray, FastFilterState]:
+        """Charge the admitted entries; refuse (and, if terminal, halt) the others."""
+        p, d = self._arrays(primary, delta)
+        ok, invalid, after = _float_step(self.rule, self.tally, self.halted, p, d)
+        admitted = cast(BoolArray, ok)
+        halted = self.halted | ~admitted if self.terminal else self.halted
+        state = FastFilterState(
+            self.rule, self.tally.keep(admitted, after), halted, self.terminal,
+            cast(BoolArray, invalid),
+        )
+        return admitted, state
+
+    def max_next(self, next_delta: ArrayLike = 0.0) -> FloatArray:
+        """Per path, the largest admissible next primary parameter, rounded down and
+        admitted by :meth:`decide` (NaN where nothing is admitted)."""
+        n = self.halted.shape[0]
+        d = np.broadcast_to(np.asarray(next_delta, dtype=np.float64), (n,))
+        candidate = self.rule._fast_max_next(self.tally.sums, d)
+        best = np.full(n, np.nan)
+        if candidate is not None:
+            c = np.maximum(np.asarray(candidate, dtype=np.float64), 0.0)
+            best = np.where(self.decide(c, d), c, np.nan)
+        todo = np.isnan(best) & self.decide(0.0, d)
+        if todo.any():
+            best = np.where(todo, self._bisect(d), best)
+        return best
+
+    def _bisect(self, delta: FloatArray) -> FloatArray:
+        n = self.halted.shape[0]
+        lo, hi = np.zeros(n), np.ones(n)
+        for _ in range(1100):  # doubling: up to the float range
+            grow = self.decide(hi, delta) & np.isfinite(hi)
+            if not grow.any():
+                break
+            lo = np.where(grow, hi, lo)
+            hi = np.where(grow, hi * 2, hi)
+        for _ in range(64):
+            mid = lo + (hi - lo) / 2
+            ok = self.decide(mid, delta)
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+        return lo
+
+    def remaining(self) -> FloatArray:
+        """Per path, the remaining primary budget, rounded down."""
+        found = self.rule._fast_remaining(self.tally.sums)
+        if found is None:
+            return np.nan_to_num(self.max_next(0.0), nan=0.0)
+        return np.maximum(np.broadcast_to(np.asarray(found, dtype=np.float64),
+                                          self.halted.shape), 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class FloatFilterState:
+    """The scalar route of the float fast path: one session in Python floats, with the
+    rule's certified constants and float bounds (the same hooks as
+    :class:`FastFilterState`), for single-session speed."""
+
+    rule: Rule
+    tally: FastTally
+    halted: bool
+    terminal: bool
+    invalid: bool
+
+    def decide(self, primary: float, delta: float = 0.0) -> bool:
+        """Whether the request would be admitted (pure)."""
+        p, d = float(primary), float(delta)
+        return bool(_float_step(self.rule, self.tally, self.halted, p, d)[0])
+
+    def spend(self, primary: float, delta: float = 0.0) -> tuple[bool, FloatFilterState]:
+        """Charge the request if admitted; refuse (and, if terminal, halt) otherwise."""
+        p, d = float(primary), float(delta)
+        ok, invalid, after = _float_step(self.rule, self.tally, self.halted, p, d)
+        if ok:
+            return True, FloatFilterState(
+                self.rule, FastTally(after), False, self.terminal, False
+            )
+        return False, FloatFilterState(
+            self.rule, self.tally, self.halted or self.terminal, self.terminal, bool(invalid)
+        )
+
+    def max_next(self, next_delta: float = 0.0) -> float | None:
+        """The largest admissible next primary parameter, rounded down (None if none)."""
+        if self.halted:
+            return None
+        paths = FastFilterState(
+            self.rule,
+            FastTally(tuple(np.array([s]) for s in self.tally.sums)),
+            np.zeros(1, dtype=bool),
+            self.terminal,
+            np.zeros(1, dtype=bool),
+        )
+        value = float(paths.max_next(next_delta)[0])
+        return None if math.isnan(value) else value
+
+    def remaining(self) -> float:
+        """The remaining primary budget, rounded down."""
+        found = self.rule._fast_remaining(self.tally.sums)
+        if found is None:
+            return self.max_next(0.0) or 0.0
+        return max(float(found), 0.0)

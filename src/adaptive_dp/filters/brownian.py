@@ -28,39 +28,28 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike
 
-from adaptive_dp.errors import ParameterError, UnsupportedGuaranteeError
-from adaptive_dp.filters.base import (
+from adaptive_dp.filters.base import FastFilterState, FilterState
+from adaptive_dp.filters.zcdp import ZCDPFilter
+from adaptive_dp.guarantees.spends import BrownianSpend, Spend
+from adaptive_dp.ledger import Sums
+from adaptive_dp.numerics import ExactLike, exact, exact_nonnegative, round_up
+from adaptive_dp.numerics.floats import (
     BoolArray,
-    FastFilterState,
-    FilterState,
     FloatArray,
+    Real,
     add_up,
+    both,
+    finite_at_least,
     inflate_up,
 )
-from adaptive_dp.filters.zcdp import ZCDPFilter
-from adaptive_dp.interchange import BrownianSpend
-from adaptive_dp.numerics import ExactLike, exact, exact_nonnegative, exact_positive, round_up
 
 __all__ = [
     "BrownianFilter",
     "UnifiedFilter",
-    "bm_spend",
     "fast_bm_spend",
     "fast_zcdp_spend",
     "smallest_time_value",
 ]
-
-
-def bm_spend(sensitivity: ExactLike, t_min: ExactLike, t_stop: ExactLike | None = None) -> (
-    BrownianSpend
-):
-    """A BM round as a spend: declared l2 sensitivity, the grid's smallest time value, and
-    where it stopped (``None``: the pre-check before it runs, charged as if at t_min)."""
-    tm = exact_positive(t_min, "t_min")
-    ts = tm if t_stop is None else exact_positive(t_stop, "t_stop")
-    if ts < tm:
-        raise ParameterError("t_stop", t_stop, f"a time value >= t_min = {t_min}")
-    return BrownianSpend(exact_nonnegative(sensitivity, "sensitivity"), tm, ts)
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -78,39 +67,37 @@ class UnifiedFilter(ZCDPFilter):
     SPEC = "R23-Thm6"
     N_SUMS = 3  # rho charged, delta, cumulative BM look-ahead excess
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
+    def _charge(self, spend: Spend) -> Sums | None:
         if isinstance(spend, BrownianSpend):
             d2 = spend.sensitivity * spend.sensitivity
             charge = d2 / (2 * self._charged_time(spend))
             look = d2 / (2 * spend.t_min)
             return (charge, Fraction(0), look - charge)
-        rho, delta = ZCDPFilter._increments(self, spend)
-        return (rho, delta, Fraction(0))
+        found = ZCDPFilter._charge(self, spend)
+        return None if found is None else (*found, Fraction(0))
 
     def _charged_time(self, spend: BrownianSpend) -> Fraction:
         """The time value a BM is charged at: where it stopped (the last released)."""
         return spend.t_stop
 
-    def _decision_sums(
-        self, before: tuple[Fraction, ...], after: tuple[Fraction, ...]
-    ) -> tuple[Fraction, ...]:
+    def _decision_sums(self, before: Sums, after: Sums) -> Sums:
         # condition (4): the BM's worst-case charge Delta^2/(2 t_min) before it runs
         return (after[0] + (after[2] - before[2]), after[1], after[2])
 
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
-        return (primary, delta, np.zeros_like(primary))
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
+        return (primary, delta, 0.0 * primary)
 
     # private hooks of the vectorised BM spend (negative controls override one of them)
     def _fast_lookahead(
         self, spent: FloatArray, t_min: FloatArray, t_stop: FloatArray, d2: float
     ) -> FloatArray:
-        return add_up(spent, inflate_up(d2 / (2 * t_min)))
+        return np.asarray(add_up(spent, inflate_up(d2 / (2 * t_min))))
 
     def _fast_charged_time(self, t_first: FloatArray, t_stop: FloatArray) -> FloatArray:
         return t_stop
 
     def _fast_zcdp_lookahead(self, spent: FloatArray, rho: FloatArray) -> FloatArray:
-        return add_up(spent, rho)
+        return np.asarray(add_up(spent, rho))
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -128,20 +115,19 @@ class BrownianFilter(UnifiedFilter):
     def __init__(self, epsilon: ExactLike, delta: ExactLike) -> None:
         UnifiedFilter.__init__(self, epsilon, 0, delta)
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
+    def _charge(self, spend: Spend) -> Sums | None:
         if not isinstance(spend, BrownianSpend):
-            raise UnsupportedGuaranteeError(
-                f"BrownianFilter (R23-Lem6.2) accepts BM spends only, not {type(spend).__name__}"
-            )
-        return UnifiedFilter._increments(self, spend)
+            return None
+        return UnifiedFilter._charge(self, spend)
 
-    def _primary_spend(self, value: float, next_delta: Fraction) -> object:
-        # a BM of sensitivity 1 whose charge 1/(2t) is exactly ``value``
+    def primary(self, value: float | Fraction, delta: float | Fraction = 0) -> Spend | None:
+        """A BM of sensitivity 1 whose charge 1/(2t) is exactly ``value`` (delta 0)."""
+        if delta != 0:
+            return None
         rho = Fraction(value)
         if rho == 0:
-            return BrownianSpend(Fraction(0), Fraction(1), Fraction(1))
-        t = 1 / (2 * rho)
-        return BrownianSpend(Fraction(1), t, t)
+            return BrownianSpend(0, 1)
+        return BrownianSpend(1, 1 / (2 * rho))
 
 
 def smallest_time_value(state: FilterState, sensitivity: ExactLike) -> float | None:
@@ -161,7 +147,7 @@ def smallest_time_value(state: FilterState, sensitivity: ExactLike) -> float | N
     if t == 0.0:
         t = 5e-324
     for _ in range(64):
-        if state.decide(BrownianSpend(d, Fraction(t), Fraction(t))):
+        if state.decide(BrownianSpend(d, t)):
             return t
         t = math.nextafter(t, math.inf) if t < 1e300 else math.inf
     return None
@@ -176,6 +162,8 @@ def fast_bm_spend(
 ) -> tuple[BoolArray, FastFilterState]:
     """R23-Thm6 / Lem6.2 vectorised BM round: admit where the pre-check (4) holds at
     Delta^2/(2 t_min) (rounded toward refusal), then charge Delta^2/(2 t_stop) rounded up.
+    Time values that are not positive and finite, or t_stop < t_min, are refused and
+    flagged ``invalid``.
 
     ``t_first`` (the grid's largest time value) is only read by negative controls.
     """
@@ -186,33 +174,37 @@ def fast_bm_spend(
     tm = np.broadcast_to(np.asarray(t_min, dtype=np.float64), (n,))
     ts = np.broadcast_to(np.asarray(t_stop, dtype=np.float64), (n,))
     tf = ts if t_first is None else np.broadcast_to(np.asarray(t_first, dtype=np.float64), (n,))
-    d2 = float(round_up(exact(sensitivity, "sensitivity") ** 2))
-    look = rule._fast_lookahead(state.sums[0], tm, ts, d2)
-    ok: BoolArray = rule._fast_admits((look, state.sums[1], state.sums[2])) & ~state.halted
-    charged = add_up(state.sums[0], inflate_up(d2 / (2 * rule._fast_charged_time(tf, ts))))
-    sums = (np.where(ok, charged, state.sums[0]), state.sums[1], state.sums[2])
+    d2 = float(round_up(exact_nonnegative(sensitivity, "sensitivity") ** 2))
+    valid = np.asarray(both(finite_at_least(tm, 5e-324), finite_at_least(ts, 5e-324)),
+                       dtype=bool) & (ts >= tm)
+    sums = state.sums
+    look = rule._fast_lookahead(sums[0], tm, ts, d2)
+    admits = np.asarray(rule._fast_admits((look, sums[1], sums[2])), dtype=bool)
+    ok: BoolArray = admits & valid & ~state.halted
+    charge = np.asarray(inflate_up(d2 / (2 * rule._fast_charged_time(tf, ts))))
+    after = (np.asarray(add_up(sums[0], charge)), sums[1], sums[2])
     halted = state.halted | ~ok if state.terminal else state.halted
-    return ok, FastFilterState(rule, sums, halted, state.terminal)
+    return ok, FastFilterState(rule, state.tally.keep(ok, after), halted, state.terminal, ~valid)
 
 
 def fast_zcdp_spend(
     state: FastFilterState, rho: ArrayLike, delta: ArrayLike = 0.0
 ) -> tuple[BoolArray, FastFilterState]:
     """R23-Thm6 / Thm2 vectorised zCDP round: admit where the bound at the charges so far
-    plus the declared ``rho`` fits (the n+1 look-ahead), then charge ``rho``."""
+    plus the declared ``rho`` fits (the n+1 look-ahead), then charge ``rho``; invalid
+    requests (NaN, infinite, negative, delta outside [0, 1)) are refused and flagged."""
     rule = state.rule
     if not isinstance(rule, UnifiedFilter):
         raise TypeError("fast_zcdp_spend needs a UnifiedFilter fast state")
     n = state.halted.shape[0]
     r = np.broadcast_to(np.asarray(rho, dtype=np.float64), (n,))
     d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-    look = rule._fast_zcdp_lookahead(state.sums[0], r)
-    d_after = add_up(state.sums[1], d)
-    ok: BoolArray = rule._fast_admits((look, d_after, state.sums[2])) & ~state.halted
-    sums = (
-        np.where(ok, add_up(state.sums[0], r), state.sums[0]),
-        np.where(ok, d_after, state.sums[1]),
-        state.sums[2],
-    )
+    valid = np.asarray(both(finite_at_least(r, 0.0), finite_at_least(d, 0.0, 1.0)), dtype=bool)
+    sums = state.sums
+    look = rule._fast_zcdp_lookahead(sums[0], r)
+    d_after = np.asarray(add_up(sums[1], d))
+    admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
+    ok: BoolArray = admits & valid & ~state.halted
+    after = (np.asarray(add_up(sums[0], r)), d_after, sums[2])
     halted = state.halted | ~ok if state.terminal else state.halted
-    return ok, FastFilterState(rule, sums, halted, state.terminal)
+    return ok, FastFilterState(rule, state.tally.keep(ok, after), halted, state.terminal, ~valid)

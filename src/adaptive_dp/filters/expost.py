@@ -19,17 +19,28 @@ post-processing); ``start(terminal=True)`` halts forever at the first refusal.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from adaptive_dp.filters.base import BoolArray, FastFilterState, FloatArray, Rule, add_up
-from adaptive_dp.guarantees.definitions import ApproxDP, Guarantee, ProbabilisticDP, PureDP
+from adaptive_dp.filters.base import FastFilterState, Rule
+from adaptive_dp.guarantees.definitions import ApproxDP, Guarantee
 from adaptive_dp.guarantees.expost import ExPost
-from adaptive_dp.interchange import ExPostSpend
+from adaptive_dp.guarantees.lattice import Measure
+from adaptive_dp.ledger import Sums
 from adaptive_dp.numerics import ExactLike, exact_delta, exact_positive, round_down
+from adaptive_dp.numerics.floats import (
+    BoolArray,
+    Flag,
+    FloatArray,
+    Real,
+    add_up,
+    both,
+    finite_at_least,
+    sub_down,
+)
 
 __all__ = ["ExPostFilter", "basic_expost_composition", "fast_expost_spend"]
 
@@ -47,23 +58,6 @@ def basic_expost_composition(items: Iterable[ExPost]) -> ExPost:
     return ExPost(eps, delta, top)
 
 
-def _expost_parts(spend: object, owner: str) -> tuple[Fraction, Fraction, Fraction]:
-    """(realised E, delta, max E) of an ex-post spend."""
-    if isinstance(spend, ExPost):
-        return spend.epsilon, spend.delta, spend.max_epsilon
-    if isinstance(spend, ExPostSpend):
-        return spend.epsilon, spend.delta, spend.max_epsilon
-    if isinstance(spend, PureDP):
-        return spend.epsilon, Fraction(0), spend.epsilon
-    if isinstance(spend, ProbabilisticDP):
-        return spend.epsilon, spend.delta, spend.epsilon
-    from adaptive_dp.errors import UnsupportedGuaranteeError
-
-    raise UnsupportedGuaranteeError(
-        f"{owner} accepts ex-post spends (ExPost, pure DP, pDP), not {type(spend).__name__}"
-    )
-
-
 @dataclass(frozen=True, slots=True, init=False)
 class ExPostFilter(Rule):
     """R23-Lem5.2 (Rogers et al. 2023): the ex-post privacy filter.
@@ -78,15 +72,18 @@ class ExPostFilter(Rule):
 
     epsilon: Fraction
     delta: Fraction
+    _fast: tuple[float, float] = field(repr=False, compare=False)
     SPEC = "R23-Lem5.2"
     N_SUMS = 3  # realised E sum, delta sum, cumulative look-ahead excess (max E - E)
+    MEASURE = Measure.EXPOST
 
     def __init__(self, epsilon: ExactLike, delta: ExactLike = 0) -> None:
         object.__setattr__(self, "epsilon", exact_positive(epsilon, "epsilon"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta"))
+        object.__setattr__(self, "_fast", (round_down(self.epsilon), round_down(self.delta)))
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
-        eps, delta, top = _expost_parts(spend, "ExPostFilter")
+    def _increments(self, params: Sums) -> Sums:
+        eps, delta, top = params
         return (eps, delta, top - eps)
 
     def _decision_sums(
@@ -97,9 +94,6 @@ class ExPostFilter(Rule):
 
     def _admits(self, sums: tuple[Fraction, ...]) -> bool:
         return sums[0] <= self.epsilon and sums[1] <= self.delta
-
-    def _primary_spend(self, value: float, next_delta: Fraction) -> object:
-        return ExPost(value, next_delta)
 
     def _max_next(self, sums: tuple[Fraction, ...], next_delta: Fraction) -> float | None:
         if sums[1] + next_delta > self.delta or sums[0] > self.epsilon:
@@ -113,18 +107,19 @@ class ExPostFilter(Rule):
     def _remaining(self, sums: tuple[Fraction, ...]) -> float:
         return round_down(self.epsilon - sums[0])
 
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
-        return (primary, delta, np.zeros_like(primary))
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
+        return (primary, delta, 0.0 * primary)
 
-    def _fast_admits(self, sums: tuple[FloatArray, ...]) -> BoolArray:
-        ok: BoolArray = (sums[0] <= round_down(self.epsilon)) & (
-            sums[1] <= round_down(self.delta)
-        )
-        return ok
+    def _fast_admits(self, sums: tuple[Real, ...]) -> Flag:
+        eps, delta = self._fast
+        return both(sums[0] <= eps, sums[1] <= delta)
+
+    def _fast_remaining(self, sums: tuple[Real, ...]) -> Real | None:
+        return sub_down(self._fast[0], sums[0])
 
     # the one private hook a "look-ahead dropped" twin overrides in the fast path
     def _fast_lookahead(self, spent: FloatArray, max_epsilon: FloatArray) -> FloatArray:
-        return add_up(spent, max_epsilon)
+        return np.asarray(add_up(spent, max_epsilon))
 
 
 def fast_expost_spend(
@@ -134,7 +129,9 @@ def fast_expost_spend(
     delta: ArrayLike = 0.0,
 ) -> tuple[BoolArray, FastFilterState]:
     """R23-Lem5.2 vectorised: admit where spent + max_epsilon <= epsilon and the delta
-    sum fits (rounded toward refusal), then charge the realised ``epsilon``."""
+    sum fits (rounded toward refusal), then charge the realised ``epsilon``. Requests
+    with NaN, infinite or negative values, a realised epsilon above max_epsilon or a
+    delta outside [0, 1) are refused and flagged ``invalid``."""
     rule = state.rule
     if not isinstance(rule, ExPostFilter):
         raise TypeError("fast_expost_spend needs an ExPostFilter fast state")
@@ -142,14 +139,15 @@ def fast_expost_spend(
     top = np.broadcast_to(np.asarray(max_epsilon, dtype=np.float64), (n,))
     eps = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
     d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-    look = rule._fast_lookahead(state.sums[0], top)
-    d_after = add_up(state.sums[1], d)
-    ok: BoolArray = rule._fast_admits((look, d_after, state.sums[2])) & ~state.halted
-    charged = add_up(state.sums[0], eps)
-    sums = (
-        np.where(ok, charged, state.sums[0]),
-        np.where(ok, d_after, state.sums[1]),
-        state.sums[2],
-    )
+    valid = np.asarray(
+        both(both(finite_at_least(eps, 0.0), finite_at_least(top, 0.0)),
+             finite_at_least(d, 0.0, 1.0)), dtype=bool) & (eps <= top)
+    sums = state.sums
+    look = rule._fast_lookahead(sums[0], top)
+    d_after: FloatArray = np.asarray(add_up(sums[1], d))
+    admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
+    ok: BoolArray = admits & valid & ~state.halted
+    after = (np.asarray(add_up(sums[0], eps)), d_after, sums[2])
     halted = state.halted | ~ok if state.terminal else state.halted
-    return ok, FastFilterState(rule, sums, halted, state.terminal)
+    tally = state.tally.keep(ok, after)
+    return ok, FastFilterState(rule, tally, halted, state.terminal, ~valid)

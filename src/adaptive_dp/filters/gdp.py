@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
-from adaptive_dp.filters.base import BoolArray, FloatArray, Rule, mul_up, sqrt_down
+from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import GDP, Guarantee
+from adaptive_dp.guarantees.lattice import Measure
+from adaptive_dp.ledger import Sums
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
@@ -14,8 +16,9 @@ from adaptive_dp.numerics import (
     enclose,
     exact_nonnegative,
     round_down,
+    sqrt_down,
 )
-from adaptive_dp.odometers._coerce import as_gdp
+from adaptive_dp.numerics.floats import Flag, Real, mul_up
 
 __all__ = ["GDPFilter"]
 
@@ -30,36 +33,36 @@ class GDPFilter(Rule):
     """
 
     mu: Fraction
+    _mu2_down: float = field(repr=False, compare=False)
     SPEC = "EXT-ST22"
     N_SUMS = 1
+    MEASURE = Measure.GDP
 
     def __init__(self, mu: ExactLike) -> None:
         object.__setattr__(self, "mu", exact_nonnegative(mu, "mu"))
+        object.__setattr__(self, "_mu2_down", round_down(self.mu * self.mu))
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
-        m = as_gdp(spend, "GDPFilter")
-        return (m * m,)
+    def _increments(self, params: Sums) -> Sums:
+        return (params[0] * params[0],)
 
-    def _admits(self, sums: tuple[Fraction, ...]) -> bool:
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
+        return (mul_up(primary, primary),)
+
+    def _admits(self, sums: Sums) -> bool:
         return sums[0] <= self.mu * self.mu
 
-    def _max_next(self, sums: tuple[Fraction, ...], next_delta: Fraction) -> float | None:
+    def _max_next(self, sums: Sums, next_delta: Fraction) -> float | None:
         if next_delta != 0:
             return None
         room = self.mu * self.mu - sums[0]
         return None if room < 0 else sqrt_down(room)
 
-    def _spent(self, sums: tuple[Fraction, ...]) -> Guarantee:
+    def _spent(self, sums: Sums) -> Guarantee:
         s = sums[0]
         return GDP(ball_upper(enclose(lambda: arb_of(s).sqrt())))
 
-    def _remaining(self, sums: tuple[Fraction, ...]) -> float:
-        room = self.mu * self.mu - sums[0]
-        return sqrt_down(room)
+    def _remaining(self, sums: Sums) -> float:
+        return sqrt_down(self.mu * self.mu - sums[0])
 
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
-        return (mul_up(primary, primary),)
-
-    def _fast_admits(self, sums: tuple[FloatArray, ...]) -> BoolArray:
-        ok: BoolArray = sums[0] <= round_down(self.mu * self.mu)
-        return ok
+    def _fast_admits(self, sums: tuple[Real, ...]) -> Flag:
+        return sums[0] <= self._mu2_down

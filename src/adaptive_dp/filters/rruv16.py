@@ -3,16 +3,17 @@ mixture parameter H named (RRUV16-Filter)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-import numpy as np
 from flint import arb
 
 from adaptive_dp.errors import DeltaRangeError
-from adaptive_dp.filters.base import BoolArray, FloatArray, Rule, inflate_up, mul_up
+from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import ApproxDP, Guarantee
+from adaptive_dp.guarantees.lattice import Measure
+from adaptive_dp.ledger import Sums
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
@@ -24,8 +25,8 @@ from adaptive_dp.numerics import (
     exact_upper,
     round_down,
 )
+from adaptive_dp.numerics.floats import Flag, Real, both, expm1, inflate_up, log1p, mul_up, sqrt
 from adaptive_dp.numerics.search import bisect_increasing
-from adaptive_dp.odometers._coerce import as_approx
 
 __all__ = ["RRUV16Filter", "rruv16_drift_upper"]
 
@@ -60,8 +61,10 @@ class RRUV16Filter(Rule):
     epsilon_g: Fraction
     delta_g: Fraction
     h_log: HLog
+    _fast: tuple[float, float, float, float, float] = field(repr=False, compare=False)
     SPEC = "RRUV16-Filter"
     N_SUMS = 3
+    MEASURE = Measure.APPROX
 
     def __init__(
         self, epsilon_g: ExactLike, delta_g: ExactLike, h_log: HLog = "1/delta"
@@ -74,6 +77,12 @@ class RRUV16Filter(Rule):
         if h_log not in ("1/delta", "2/delta"):
             raise DeltaRangeError("h_log", h_log, "'1/delta' or '2/delta'")
         object.__setattr__(self, "h_log", h_log)
+        h_ball = enclose(self._h)
+        c = ball_upper(enclose(lambda: (arb(2) / arb_of(dg)).log()))
+        object.__setattr__(self, "_fast", (
+            ball_lower(h_ball), ball_upper(h_ball), c, round_down(self.epsilon_g),
+            round_down(dg / 2),
+        ))
 
     def _h(self) -> arb:
         num = 1 if self.h_log == "1/delta" else 2
@@ -86,11 +95,11 @@ class RRUV16Filter(Rule):
         """The mixture parameter H (nearest float; shown for reference)."""
         return float(ball_upper(enclose(self._h)))
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
-        eps, delta = as_approx(spend, "RRUV16Filter")
+    def _increments(self, params: Sums) -> Sums:
+        eps, delta = params
         return (eps * eps, rruv16_drift_upper(eps), delta)
 
-    def _bound(self, sums: tuple[Fraction, ...]) -> arb:
+    def _bound(self, sums: Sums) -> arb:
         v, drift, dg = sums[0], sums[1], self.delta_g
 
         def evaluate() -> arb:
@@ -103,50 +112,39 @@ class RRUV16Filter(Rule):
 
         return enclose(evaluate)
 
-    def _admits(self, sums: tuple[Fraction, ...]) -> bool:
+    def _admits(self, sums: Sums) -> bool:
         if sums[2] > self.delta_g / 2:
             return False
         return exact_upper(self._bound(sums)) <= self.epsilon_g
 
-    def _primary_spend(self, value: float, next_delta: Fraction) -> object:
-        return (value, next_delta)
-
-    def _max_next(self, sums: tuple[Fraction, ...], next_delta: Fraction) -> float | None:
+    def _max_next(self, sums: Sums, next_delta: Fraction) -> float | None:
         if sums[2] + next_delta > self.delta_g / 2:
             return None
 
         def admitted(x: float) -> float:
-            inc = self._increments((x, next_delta))
-            after = tuple(a + b for a, b in zip(sums, inc, strict=True))
+            after = self._combine(sums, self.increments(ApproxDP(x, next_delta)))
             return 0.0 if self._admits(after) else 1.0
 
         if admitted(0.0) > 0:
             return None
         return bisect_increasing(admitted, 0.0, float(self.epsilon_g), 0.5, iterations=80)
 
-    def _spent(self, sums: tuple[Fraction, ...]) -> Guarantee:
+    def _spent(self, sums: Sums) -> Guarantee:
         return ApproxDP(ball_upper(self._bound(sums)), self.delta_g)
 
-    def _remaining(self, sums: tuple[Fraction, ...]) -> float:
+    def _remaining(self, sums: Sums) -> float:
         bound = self._bound(sums)
         eg = self.epsilon_g
         return ball_lower(enclose(lambda: arb_of(eg) - bound))
 
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
-        drift = inflate_up(primary * np.expm1(primary) / 2)
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
+        drift = inflate_up(primary * expm1(primary) / 2)
         return (mul_up(primary, primary), drift, delta)
 
-    def _fast_admits(self, sums: tuple[FloatArray, ...]) -> BoolArray:
-        h_ball = enclose(self._h)
-        h_lo, h_up = ball_lower(h_ball), ball_upper(h_ball)
-        dg = self.delta_g
-        c = ball_upper(enclose(lambda: (arb(2) / arb_of(dg)).log()))
-        v = sums[0]
+    def _fast_admits(self, sums: tuple[Real, ...]) -> Flag:
         # (V + H)(1 + log(V/H + 1)/2) increases in V and, for fixed V, is bounded by
         # using H_up in (V + H) and H_lo inside the logarithm.
-        conc = np.sqrt(2 * (v + h_up) * (1 + np.log1p(v / h_lo) / 2) * c)
-        bound = inflate_up(conc + sums[1])
-        ok: BoolArray = (bound <= round_down(self.epsilon_g)) & (
-            sums[2] <= round_down(self.delta_g / 2)
-        )
-        return ok
+        h_lo, h_up, c, eps, half_delta = self._fast
+        v = sums[0]
+        conc = sqrt(2 * (v + h_up) * (1 + log1p(v / h_lo) / 2) * c)
+        return both(inflate_up(conc + sums[1]) <= eps, sums[2] <= half_delta)

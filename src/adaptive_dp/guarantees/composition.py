@@ -18,9 +18,9 @@ from adaptive_dp.errors import (
     DeltaRangeError,
     NegativeParameterError,
     ParameterTypeError,
-    UnsupportedGuaranteeError,
 )
 from adaptive_dp.guarantees.definitions import ApproxDP, PureDP
+from adaptive_dp.guarantees.lattice import Measure, require
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
@@ -49,16 +49,6 @@ def positive_count(value: object, name: str = "k") -> int:
     return value
 
 
-def _as_approx(guarantee: object, name: str) -> tuple[Fraction, Fraction]:
-    if isinstance(guarantee, PureDP):
-        return guarantee.epsilon, Fraction(0)
-    if isinstance(guarantee, ApproxDP):
-        return guarantee.epsilon, guarantee.delta
-    raise UnsupportedGuaranteeError(
-        f"{name}={guarantee!r} is a {type(guarantee).__name__}: expected PureDP or ApproxDP"
-    )
-
-
 def compose_basic(guarantees: Iterable[PureDP | ApproxDP]) -> PureDP | ApproxDP:
     """CS2080-BasicComp: "If M_i is epsilon_i-DP for i = 1..k, then (M_1, ..., M_k) is
     (epsilon_1 + ... + epsilon_k)-DP" (independent randomness, adaptive queries allowed);
@@ -68,7 +58,7 @@ def compose_basic(guarantees: Iterable[PureDP | ApproxDP]) -> PureDP | ApproxDP:
     >= 1 raises ``DeltaRangeError``.
     """
     items = list(guarantees)
-    pairs = [_as_approx(g, f"guarantees[{i}]") for i, g in enumerate(items)]
+    pairs = [require(g, Measure.APPROX, name=f"guarantees[{i}]") for i, g in enumerate(items)]
     epsilon = sum((e for e, _ in pairs), Fraction(0))
     if all(isinstance(g, PureDP) for g in items):
         return PureDP(epsilon)
@@ -90,7 +80,7 @@ def compose_advanced(
     :func:`compose_basic` then). epsilon' is certified and rounded up; the delta is the
     exact k delta + delta' (``DeltaRangeError`` if it reaches 1).
     """
-    eps, delta = _as_approx(guarantee, "guarantee")
+    eps, delta = require(guarantee, Measure.APPROX, name="guarantee")
     count = positive_count(k)
     slack = exact_delta(delta_slack, "delta_slack", allow_zero=False)
     total = exact_delta(count * delta + slack, "k delta + delta_slack")
@@ -139,7 +129,7 @@ def compose_kov(guarantee: PureDP | ApproxDP, k: int, delta_total: ExactLike) ->
     smaller). The totals increase with i, so i is found by bisection, O(k log k) terms.
     ``DeltaRangeError`` if even i = 0 (basic composition) needs more than delta_total.
     """
-    eps, delta = _as_approx(guarantee, "guarantee")
+    eps, delta = require(guarantee, Measure.APPROX, name="guarantee")
     count = positive_count(k)
     target = exact_delta(delta_total, "delta_total")
 

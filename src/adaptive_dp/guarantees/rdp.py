@@ -18,8 +18,8 @@ from typing import Literal
 from flint import arb
 
 from adaptive_dp.errors import GridError, ParameterError, UnsupportedGuaranteeError
+from adaptive_dp.guarantees.bounds import cks20_epsilon_ball
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, RDPCurve
-from adaptive_dp.guarantees.zcdp import cks20_epsilon_ball
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,

@@ -17,18 +17,15 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 import mpmath
-from flint import arb
 
 from adaptive_dp.errors import UnsupportedGuaranteeError
+from adaptive_dp.guarantees.bounds import BunSteinkeBound, cks20_delta_upper, cks20_epsilon_ball
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, ApproxZCDP, PureDP
 from adaptive_dp.numerics import (
     ExactLike,
-    arb_of,
     ball_upper,
-    enclose,
     exact_delta,
     exact_nonnegative,
-    exact_upper,
 )
 from adaptive_dp.numerics.search import golden_minimize, mp_precision
 
@@ -47,8 +44,6 @@ __all__ = [
 _T_LO = -800.0
 _T_HI = 800.0
 _GRID = 400
-# exp(x) < 2**-1074 (the smallest positive float) for x below this.
-_LOG_TINY = Fraction(-745)
 
 
 def _require(value: object, kind: type | tuple[type, ...], name: str) -> None:
@@ -78,14 +73,6 @@ def approx_to_approx_zcdp(guarantee: ApproxDP) -> ApproxZCDP:
     return ApproxZCDP(guarantee.epsilon**2 / 2, guarantee.delta)
 
 
-def _bun_steinke_ball(rho: Fraction, slack: Fraction) -> arb:
-    def evaluate() -> arb:
-        r = arb_of(rho)
-        return r + 2 * (r * (-arb_of(slack).log())).sqrt()
-
-    return enclose(evaluate)
-
-
 def zcdp_to_dp_bun_steinke(guarantee: ZCDP | ApproxZCDP, delta_slack: ExactLike) -> ApproxDP:
     """R23-Lem2.3 (ii) (Bun-Steinke): "If M is delta-approximate rho-zCDP, then M is also
     (rho + 2 sqrt(rho log(1/delta'')), delta + delta'')-DP for delta'' > 0".
@@ -98,56 +85,8 @@ def zcdp_to_dp_bun_steinke(guarantee: ZCDP | ApproxZCDP, delta_slack: ExactLike)
     slack = exact_delta(delta_slack, "delta_slack", allow_zero=False)
     base = guarantee.delta if isinstance(guarantee, ApproxZCDP) else Fraction(0)
     total = exact_delta(base + slack, "delta + delta_slack")
-    epsilon = ball_upper(_bun_steinke_ball(guarantee.rho, slack))
+    epsilon = ball_upper(BunSteinkeBound(slack).ball(guarantee.rho))
     return ApproxDP(epsilon, total)
-
-
-# --------------------------------------------------------------------------- CKS20
-#
-# Canonne, Kamath, Steinke 2020, Prop. 12: if D_alpha(P||Q) <= tau for one alpha > 1,
-# then P, Q are (epsilon, delta)-indistinguishable with
-#     delta = exp((alpha - 1)(tau - epsilon)) / (alpha - 1) * (1 - 1/alpha)^alpha,
-# equivalently
-#     epsilon = tau + (log(1/delta) + (alpha - 1) log(1 - 1/alpha) - log(alpha)) / (alpha - 1).
-# For rho-zCDP, tau = alpha rho at every alpha (Cor. 13 takes the infimum over alpha).
-
-
-def cks20_delta_upper(alpha: Fraction, tau: Fraction, epsilon: Fraction) -> float:
-    """EXT-CKS20 (Prop. 12) at one order: "delta = exp((alpha-1)(tau-epsilon)) / (alpha-1)
-    * (1-1/alpha)^alpha" for (alpha, tau)-RDP at ``epsilon``, certified and rounded up,
-    at most 1 (and the smallest positive float when it underflows)."""
-
-    def log_delta() -> arb:
-        a = arb_of(alpha)
-        am1 = arb_of(alpha - 1)
-        return am1 * (arb_of(tau) - arb_of(epsilon)) + am1 * (-(1 / am1).log1p()) - a.log()
-
-    log_ball = enclose(log_delta)
-    if not log_ball.is_finite():
-        return 1.0
-    upper = exact_upper(log_ball)
-    if upper >= 0:
-        return 1.0
-    if upper < _LOG_TINY:
-        return math.ulp(0.0)
-    return min(ball_upper(enclose(lambda: log_delta().exp())), 1.0)
-
-
-def cks20_epsilon_ball(alpha: Fraction, tau: Fraction, delta: Fraction) -> arb:
-    """EXT-CKS20 (Prop. 12) at one order: the epsilon for (alpha, tau)-RDP at ``delta``.
-
-    "epsilon = tau + (log(1/delta) + (alpha-1) log(1-1/alpha) - log(alpha)) / (alpha-1)",
-    the same expression as EXT-BBGHS20. Returned as a certified ball (may be negative:
-    the caller takes max(0, .)).
-    """
-
-    def evaluate() -> arb:
-        a = arb_of(alpha)
-        am1 = arb_of(alpha - 1)
-        num = -arb_of(delta).log() + am1 * (-(1 / am1).log1p()) - a.log()
-        return arb_of(tau) + num / am1
-
-    return enclose(evaluate)
 
 
 def _alpha_of(t: float) -> Fraction:

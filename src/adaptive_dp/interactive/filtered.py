@@ -12,7 +12,7 @@ The continuation rule F(.; d) is a rule of :mod:`adaptive_dp.filters` (its budge
 of the rule), through its immutable :class:`~adaptive_dp.filters.base.FilterState`; the
 accumulator filter of H23-Lem2.19 is :class:`~adaptive_dp.filters.from_accumulator.
 AccumulatorFilter`, reused here. "M' is d'-D DP" is checked on the mechanism's declared
-``guarantee`` (:func:`~adaptive_dp.interactive.privacy.declared_within`).
+``guarantee`` (:func:`~adaptive_dp.guarantees.lattice.within`).
 
 After a refusal (ambiguity A6): ``terminal=True`` reproduces the paper literally (the
 state becomes Halt; every later call returns ``(Halt, halt)``, queries to launched
@@ -26,8 +26,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 from adaptive_dp.filters.base import Decision, FilterState, Rule
+from adaptive_dp.guarantees.lattice import within
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.interactive.concurrent import ChildCall, Composite, Query
 from adaptive_dp.interactive.mechanism import (
     LAMBDA,
@@ -36,7 +39,6 @@ from adaptive_dp.interactive.mechanism import (
     Refusal,
     Transition,
 )
-from adaptive_dp.interactive.privacy import declared_within
 
 __all__ = ["HALTED", "FiltCon", "FiltNIM", "FirstAnswer", "Halted"]
 
@@ -66,8 +68,8 @@ class FirstAnswer:
     query: object
 
     @property
-    def guarantee(self) -> object:
-        return self.mechanism.guarantee  # type: ignore[attr-defined]  # declared by launch
+    def guarantee(self) -> Spend:
+        return cast(Spend, self.mechanism.guarantee)  # type: ignore[attr-defined]  # declared by launch
 
     def _outcomes(self, x: object, call: ChildCall) -> tuple[Transition, ...]:
         out: list[Transition] = []
@@ -96,7 +98,7 @@ class FirstAnswer:
 @dataclass(frozen=True, slots=True)
 class _Child:
     mechanism: object
-    parameter: object
+    parameter: Spend
     state: object
 
 
@@ -107,9 +109,9 @@ class _FiltState:
     children: tuple[_Child, ...]
 
 
-def _declared(mechanism: object, parameter: object) -> bool:
+def _declared(mechanism: object, parameter: Spend) -> bool:
     g = getattr(mechanism, "guarantee", None)
-    return g is not None and declared_within(g, parameter)
+    return g is not None and within(g, parameter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +174,7 @@ class FiltCon(Composite):
             )
         return ((Fraction(1), state, Refusal.INVALID_QUERY),)
 
-    def _spend(self, filter_state: FilterState, parameter: object) -> tuple[Decision, FilterState]:
+    def _spend(self, filter_state: FilterState, parameter: Spend) -> tuple[Decision, FilterState]:
         """The continuation rule on d_1, ..., d_{k+1} (private hook: a twin overrides it)."""
         return filter_state.spend(parameter)
 

@@ -37,6 +37,7 @@ import numpy as np
 
 from adaptive_dp.errors import ParameterError, ParameterTypeError
 from adaptive_dp.guarantees.definitions import ZCDP, Guarantee, PureDP
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
@@ -135,7 +136,7 @@ class Launch:
     privacy parameter d' (a guarantee value)."""
 
     mechanism: object
-    parameter: object
+    parameter: Spend
 
 
 def checked_step(

@@ -43,7 +43,7 @@ class LossReport:
         """G(d_1, ..., d_k), rounded up, or EXHAUSTED."""
         return self.accumulated.reading()
 
-    def within(self, budget: object) -> bool:
+    def within(self, budget: Guarantee) -> bool:
         """Certified G(d_1, ..., d_k) <= budget (H23-Def2.10's d_i <= d)."""
         return self.accumulated.within(budget)
 

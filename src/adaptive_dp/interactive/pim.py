@@ -25,8 +25,9 @@ from typing import Protocol
 
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import RDP, ZCDP
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.interactive.concurrent import ChildCall, Composite, Query
-from adaptive_dp.interactive.filtered import FiltCon
+from adaptive_dp.interactive.filtered import FiltCon, _declared
 from adaptive_dp.interactive.interaction import InteractiveAdversary
 from adaptive_dp.interactive.mechanism import (
     LAMBDA,
@@ -38,7 +39,6 @@ from adaptive_dp.interactive.mechanism import (
     Transition,
 )
 from adaptive_dp.interactive.odometer import LossReport
-from adaptive_dp.interactive.privacy import declared_within
 from adaptive_dp.numerics import ExactLike, exact, exact_nonnegative
 from adaptive_dp.odometers.accumulators import Accumulator
 
@@ -218,9 +218,7 @@ class UniversalRDP(Composite):
                 and isinstance(message.parameter, RDP)
                 and message.parameter.alpha == self.alpha
                 and message.parameter.epsilon <= self.epsilon
-                and declared_within(
-                    getattr(message.mechanism, "guarantee", None), message.parameter
-                )
+                and _declared(message.mechanism, message.parameter)
             ):
                 return tuple(
                     (p, _UState(True, s, message.mechanism), a)
@@ -262,8 +260,8 @@ class ZCDPToRDP:
 
 @dataclass(frozen=True, slots=True)
 class _LossState:
-    accepted: tuple[object, ...]
-    pending: object = None
+    accepted: tuple[Spend, ...]
+    pending: Spend | None = None
 
 
 
@@ -276,7 +274,7 @@ class AddPrivacyLoss:
 
     accumulator: Accumulator
 
-    def _report(self, accepted: tuple[object, ...]) -> LossReport:
+    def _report(self, accepted: tuple[Spend, ...]) -> LossReport:
         state = self.accumulator.start()
         for d in accepted:
             state = state.add(d)
@@ -383,7 +381,7 @@ class _Declared(Composite):
     mechanism's first message is an answer, never empty); P never forwards it."""
 
     inner: FiltCon
-    guarantee: object
+    guarantee: Spend
 
     def _outcomes(self, state: object, message: object, call: ChildCall) -> tuple[Transition, ...]:
         outs = self.inner._outcomes(state, message, call)
@@ -421,8 +419,11 @@ class Represented(Composite):
     postprocessor: NIMPostprocessor
 
     @property
-    def guarantee(self) -> object:
-        return getattr(self.nim, "guarantee", None)
+    def guarantee(self) -> Spend:
+        found: Spend | None = getattr(self.nim, "guarantee", None)
+        if found is None:
+            raise AttributeError("the represented NIM declares no guarantee")
+        return found
 
     def _outcomes(self, state: object, message: object, call: ChildCall) -> tuple[Transition, ...]:
         if message is LAMBDA:

@@ -15,8 +15,8 @@ from :func:`adaptive_dp.interactive.interaction.view_distribution`). Measures:
 sum_w (P(w) - e^epsilon Q(w))_+ and certified), :class:`RDPMeasure` (H23-Def1.3 at a
 fixed order, certified), :class:`ZCDPMeasure` (H23-Def4.4 on a finite grid of
 orders: a necessary check, never a certificate of zCDP) and :class:`FDPMeasure`
-(H23-Def3.2, exact trade-off curves of finite distributions, H23-Def3.1). ``declared_within`` is the
-filters' test "M' is d'-D DP" on declared guarantees.
+(H23-Def3.2, exact trade-off curves of finite distributions, H23-Def3.1). The filters' test "M' is
+d'-D DP" on declared guarantees is :func:`adaptive_dp.guarantees.lattice.within`.
 """
 
 from __future__ import annotations
@@ -31,11 +31,9 @@ from flint import arb
 
 from adaptive_dp.errors import OrderError
 from adaptive_dp.guarantees.definitions import (
-    GDP,
     RDP,
     ZCDP,
     ApproxDP,
-    ApproxZCDP,
     ProbabilisticDP,
     PureDP,
 )
@@ -60,7 +58,6 @@ __all__ = [
     "ProbabilityDistance",
     "RDPMeasure",
     "ZCDPMeasure",
-    "declared_within",
     "hockey_stick",
     "is_d_dp",
     "renyi_divergence",
@@ -221,44 +218,6 @@ class ZCDPMeasure:
             for alpha in self.orders
             for a, b in ((p, q), (q, p))
         )
-
-
-def declared_within(declared: object, parameter: object) -> bool:
-    """The filters' check "M' is d'-D DP" (H23-Def1.10, Algs 2-4, 6): a mechanism that
-    declares ``declared`` is ``parameter``-DP. Implications used (exact comparisons):
-    same kind with every parameter <=; PureDP(e) => ApproxDP(e', d) for e <= e';
-    PureDP(e) => ZCDP(e^2/2) (R23-Lem2.3) => RDP(alpha, alpha e^2/2);
-    ZCDP(rho) => RDP(alpha, rho alpha) (H23-Def4.4);
-    ZCDP(rho) => ApproxZCDP(rho', delta) for rho <= rho'."""
-    g, d = declared, parameter
-    if isinstance(g, PureDP):
-        if isinstance(d, PureDP):
-            return g.epsilon <= d.epsilon
-        if isinstance(d, (ApproxDP, ProbabilisticDP)):
-            return g.epsilon <= d.epsilon
-        if isinstance(d, ZCDP):
-            return g.epsilon * g.epsilon / 2 <= d.rho
-        if isinstance(d, RDP):
-            return d.alpha * g.epsilon * g.epsilon / 2 <= d.epsilon
-        return False
-    if isinstance(g, ApproxDP) and isinstance(d, ApproxDP):
-        return g.epsilon <= d.epsilon and g.delta <= d.delta
-    if isinstance(g, ZCDP):
-        if isinstance(d, ZCDP):
-            return g.rho <= d.rho
-        if isinstance(d, ApproxZCDP):
-            return g.rho <= d.rho
-        if isinstance(d, RDP):
-            return g.rho * d.alpha <= d.epsilon
-        return False
-    if isinstance(g, ApproxZCDP) and isinstance(d, ApproxZCDP):
-        return g.rho <= d.rho and g.delta <= d.delta
-    if isinstance(g, RDP) and isinstance(d, RDP):
-        return g.alpha == d.alpha and g.epsilon <= d.epsilon
-    if isinstance(g, GDP) and isinstance(d, GDP):
-        return g.mu <= d.mu
-    return False
-
 
 
 def is_d_dp(

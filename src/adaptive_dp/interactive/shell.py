@@ -29,10 +29,12 @@ import numpy as np
 from adaptive_dp.errors import (
     InsufficientBudgetError,
     ParameterError,
+    ParameterTypeError,
     UnsupportedGuaranteeError,
 )
 from adaptive_dp.filters.base import FilterState, Rule
 from adaptive_dp.guarantees.definitions import Guarantee
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.interactive.concurrent import Composite, Query
 from adaptive_dp.interactive.filtered import FiltCon, _FiltState
 from adaptive_dp.interactive.mechanism import LAMBDA, PRIVACY_LOSS, Launch, Refusal
@@ -81,11 +83,13 @@ class _Session:
         self._log.append(Record(request, answer))
         return answer
 
-    def launch(self, mechanism: object, parameter: object | None = None) -> Child:
+    def launch(self, mechanism: object, parameter: Spend | None = None) -> Child:
         """Launch ``mechanism`` with privacy parameter ``parameter`` (default: its
         declared guarantee). Returns a :class:`Child` whose first message is
         ``child.first``; raises (releasing nothing) if the request is refused."""
         d = getattr(mechanism, "guarantee", None) if parameter is None else parameter
+        if d is None:
+            raise ParameterTypeError("parameter", d, "a spend (the mechanism declares none)")
         request = Launch(mechanism, d)
         with self._lock:
             answer = self._transition(request)

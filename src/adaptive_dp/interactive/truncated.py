@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from adaptive_dp.guarantees.definitions import Guarantee
 from adaptive_dp.interactive.concurrent import ChildCall, Composite
 from adaptive_dp.interactive.interaction import InteractiveAdversary, View
 from adaptive_dp.interactive.mechanism import (
@@ -45,7 +46,7 @@ def truncated_view(
     adversary: InteractiveAdversary,
     odometer: OdomCon,
     x: object,
-    budget: object,
+    budget: Guarantee,
     rng: np.random.Generator,
     *,
     max_rounds: int = 10_000,
@@ -76,7 +77,7 @@ def truncated_view_distribution(
     adversary: InteractiveAdversary,
     odometer: OdomCon,
     x: object,
-    budget: object,
+    budget: Guarantee,
     *,
     max_rounds: int = 64,
 ) -> Mapping[tuple[object, ...], Fraction]:
@@ -114,7 +115,7 @@ class HaltingOdometer(Composite):
     message". Its view is Trunc_d(View(A <-> G-OdomCon(IM)(x))) followed by ``halt``."""
 
     odometer: OdomCon
-    budget: object
+    budget: Guarantee
 
     def _outcomes(self, state: object, message: object, call: ChildCall) -> tuple[Transition, ...]:
         out: list[Transition] = []

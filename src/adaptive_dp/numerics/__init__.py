@@ -19,7 +19,13 @@ from adaptive_dp.numerics.exact import (
     exact_positive,
     format_exact,
 )
-from adaptive_dp.numerics.rounding import ball_lower, ball_upper, round_down, round_up
+from adaptive_dp.numerics.rounding import (
+    ball_lower,
+    ball_upper,
+    round_down,
+    round_up,
+    sqrt_down,
+)
 
 __all__ = [
     "DEFAULT_PRECISION",
@@ -37,5 +43,6 @@ __all__ = [
     "format_exact",
     "round_down",
     "round_up",
+    "sqrt_down",
     "working_precision",
 ]

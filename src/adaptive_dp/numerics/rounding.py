@@ -14,9 +14,9 @@ from fractions import Fraction
 
 from flint import arb
 
-from adaptive_dp.numerics.enclosure import exact_lower, exact_upper
+from adaptive_dp.numerics.enclosure import arb_of, enclose, exact_lower, exact_upper
 
-__all__ = ["ball_lower", "ball_upper", "round_down", "round_up"]
+__all__ = ["ball_lower", "ball_upper", "round_down", "round_up", "sqrt_down"]
 
 _MAX = Fraction(1.7976931348623157e308)
 
@@ -54,3 +54,10 @@ def ball_lower(ball: arb) -> float:
             raise ValueError("ball is NaN")
         return -math.inf
     return round_down(exact_lower(ball))
+
+
+def sqrt_down(x: Fraction | float) -> float:
+    """sqrt(x) rounded down (0 for x <= 0), from a certified enclosure."""
+    if x <= 0:
+        return 0.0
+    return max(0.0, ball_lower(enclose(lambda: arb_of(x).sqrt())))

@@ -6,12 +6,13 @@ then certified by an enclosure. Nothing returned here is a certified bound.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import mpmath
 
-__all__ = ["bisect_increasing", "golden_minimize", "mp_precision"]
+__all__ = ["bisect_increasing", "golden_minimize", "mp_precision", "shrink_until"]
 
 
 @contextmanager
@@ -61,3 +62,21 @@ def golden_minimize(
             d = a + ratio * (b - a)
             fd = f(d)
     return (a + b) / 2
+
+
+def shrink_until(candidate: float, admitted: Callable[[float], bool]) -> float | None:
+    """Step ``candidate`` down (a few ulps, then geometrically) until it is admitted;
+    the largest value found, or None if not even 0 is."""
+    x = candidate
+    for step in range(200):
+        if x < 0:
+            return None
+        if admitted(x):
+            return x
+        if step < 8:
+            x = math.nextafter(x, -math.inf)
+        else:
+            x = x * (1 - 2.0 ** (-52 + step - 8)) if step < 60 else x / 2
+    if admitted(0.0):
+        return 0.0
+    return None

@@ -1,40 +1,42 @@
 """Privacy-loss accumulators (H23 / Lécuyer sense): G(d_1, ..., d_k), valid when the
 filter I(G <= d) is valid for every budget d fixed in advance (H23-Lem2.19).
 
-An accumulator is a different protocol from a time-uniform odometer
-(:mod:`adaptive_dp.odometers.w23`): ``start()`` gives an immutable state, ``add(spend)``
-a new state (O(1), exact rational sums), ``reading()`` the accumulated guarantee (rounded
-up) or the singleton :data:`EXHAUSTED`, which is above every budget, and
-``within(budget)`` the certified comparison G <= d used by
-:class:`adaptive_dp.filters.from_accumulator.AccumulatorFilter`.
+An accumulator is a :class:`~adaptive_dp.ledger.Ledger` whose sums are *read*:
+``start()`` gives an immutable :class:`AccumulatorState`, ``add(spend)`` a new state
+(O(1), exact rational sums), ``reading()`` the accumulated guarantee (rounded up) or the
+singleton :data:`EXHAUSTED`, which is above every budget, and ``within(budget)`` the
+certified comparison G <= d. Every accumulator is a filter through H23-Lem2.19
+(:class:`adaptive_dp.filters.AccumulatorFilter`), which uses ``_within`` and its float
+twin ``_fast_within`` (budget rounded down once, by ``_fast_budget``). An accumulator is
+a different protocol from a time-uniform odometer (:mod:`adaptive_dp.odometers.w23`).
 """
 
 from __future__ import annotations
 
 import enum
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from abc import abstractmethod
+from dataclasses import dataclass, field
 from fractions import Fraction
 
-import numpy as np
-from flint import arb
-from numpy.typing import NDArray
-
 from adaptive_dp.errors import DeltaRangeError, OrderError, UnsupportedGuaranteeError
+from adaptive_dp.guarantees.bounds import W23Bound
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, Guarantee, PureDP
+from adaptive_dp.guarantees.lattice import Measure
+from adaptive_dp.guarantees.spends import Spend
+from adaptive_dp.ledger import Ledger, Sums, Tally
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
+    ball_lower,
     ball_upper,
     enclose,
     exact,
     exact_delta,
-    exact_nonnegative,
     exact_upper,
     round_down,
+    sqrt_down,
 )
-from adaptive_dp.odometers._coerce import as_approx, as_rdp, as_zcdp
-from adaptive_dp.odometers._fastmath import inflate_up, mul_up
+from adaptive_dp.numerics.floats import Flag, Real, both, mul_up
 
 __all__ = [
     "EXHAUSTED",
@@ -47,9 +49,6 @@ __all__ = [
     "ZCDPAccumulator",
 ]
 
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
-
 
 class Exhausted(enum.Enum):
     """The reading of an accumulator past its budget: above every budget."""
@@ -60,64 +59,84 @@ class Exhausted(enum.Enum):
 EXHAUSTED = Exhausted.EXHAUSTED
 
 
-class Accumulator(ABC):
-    """Base class of the accumulators (frozen slotted dataclasses)."""
+class Accumulator(Ledger):
+    """Base class of the accumulators (frozen slotted dataclasses): a ledger read by
+    ``_reading`` and compared with a budget by ``_within`` (certified) and
+    ``_fast_within`` (float, never admitting what ``_within`` refuses)."""
 
     __slots__ = ()
-    SPEC: str = ""
-    N_SUMS: int = 1
 
     @abstractmethod
-    def _increments(self, spend: object) -> tuple[Fraction, ...]: ...
+    def _reading(self, sums: Sums) -> Guarantee | Exhausted: ...
 
     @abstractmethod
-    def _reading(self, sums: tuple[Fraction, ...]) -> Guarantee | Exhausted: ...
+    def _budget(self, budget: Guarantee) -> Sums | None:
+        """The budget's parameters in this accumulator's terms, or None."""
 
     @abstractmethod
-    def _within(self, sums: tuple[Fraction, ...], budget: object) -> bool: ...
+    def _within(self, sums: Sums, budget: Sums) -> bool: ...
 
     @abstractmethod
-    def _fast_increments(
-        self, primary: FloatArray, delta: FloatArray
-    ) -> tuple[FloatArray, ...]: ...
+    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag: ...
 
-    @abstractmethod
-    def _fast_within(self, sums: tuple[FloatArray, ...], budget: object) -> BoolArray: ...
+    def _fast_budget(self, budget: Sums) -> tuple[float, ...]:
+        """The budget's parameters for ``_fast_within``, each rounded down (once)."""
+        return tuple(round_down(b) for b in budget)
+
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        """A closed-form candidate for the largest next primary parameter with delta
+        ``next_delta`` within ``budget`` (rounded down; negative: none), or None to
+        search."""
+        return None
+
+    def budget_of(self, budget: Guarantee) -> Sums:
+        """The exact parameters of a budget; UnsupportedGuaranteeError if it is not a
+        budget this accumulator compares with."""
+        found = self._budget(budget)
+        if found is None:
+            raise UnsupportedGuaranteeError(
+                f"{type(self).__name__} cannot compare with a {type(budget).__name__} budget"
+            )
+        return found
 
     def start(self) -> AccumulatorState:
         """The accumulator before any spend."""
-        return AccumulatorState(self, (Fraction(0),) * self.N_SUMS, 0)
-
-    def _bad_budget(self, budget: object) -> UnsupportedGuaranteeError:
-        return UnsupportedGuaranteeError(
-            f"{type(self).__name__} cannot compare with a {type(budget).__name__} budget"
-        )
+        return AccumulatorState(self, Tally.zero(self.N_SUMS))
 
 
 @dataclass(frozen=True, slots=True)
 class AccumulatorState:
-    """Immutable accumulator state: exact running sums and the number of spends."""
+    """Immutable accumulator state: the exact tally (running sums and number of spends)."""
 
     accumulator: Accumulator
-    sums: tuple[Fraction, ...]
-    count: int
+    tally: Tally
 
-    def add(self, spend: object) -> AccumulatorState:
+    @property
+    def sums(self) -> Sums:
+        """The exact running sums."""
+        return self.tally.sums
+
+    @property
+    def count(self) -> int:
+        """The number of spends added."""
+        return self.tally.count
+
+    def add(self, spend: Spend) -> AccumulatorState:
         """The state after one more spend (O(1))."""
-        inc = self.accumulator._increments(spend)
-        sums = tuple(a + b for a, b in zip(self.sums, inc, strict=True))
-        return AccumulatorState(self.accumulator, sums, self.count + 1)
+        return AccumulatorState(
+            self.accumulator, self.tally.plus(self.accumulator.after(self.tally, spend))
+        )
 
     def reading(self) -> Guarantee | Exhausted:
         """G(d_1, ..., d_k), rounded up, or EXHAUSTED."""
-        return self.accumulator._reading(self.sums)
+        return self.accumulator._reading(self.tally.sums)
 
-    def within(self, budget: object) -> bool:
+    def within(self, budget: Guarantee) -> bool:
         """Certified G(d_1, ..., d_k) <= budget (an enclosure straddling it is False)."""
-        return self.accumulator._within(self.sums, budget)
+        return self.accumulator._within(self.tally.sums, self.accumulator.budget_of(budget))
 
 
-def _budget_approx(budget: object) -> tuple[Fraction, Fraction] | None:
+def _approx_budget(budget: Guarantee) -> Sums | None:
     if isinstance(budget, PureDP):
         return budget.epsilon, Fraction(0)
     if isinstance(budget, ApproxDP):
@@ -133,30 +152,26 @@ class BasicAccumulator(Accumulator):
 
     SPEC = "CS2080-BasicComp"
     N_SUMS = 2
+    MEASURE = Measure.APPROX
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
-        return as_approx(spend, "BasicAccumulator")
-
-    def _reading(self, sums: tuple[Fraction, ...]) -> Guarantee | Exhausted:
+    def _reading(self, sums: Sums) -> Guarantee | Exhausted:
         if sums[1] >= 1:
             return EXHAUSTED
         return ApproxDP(sums[0], sums[1])
 
-    def _within(self, sums: tuple[Fraction, ...], budget: object) -> bool:
-        b = _budget_approx(budget)
-        if b is None:
-            raise self._bad_budget(budget)
-        return sums[0] <= b[0] and sums[1] <= b[1]
+    def _budget(self, budget: Guarantee) -> Sums | None:
+        return _approx_budget(budget)
 
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
-        return (primary, delta)
+    def _within(self, sums: Sums, budget: Sums) -> bool:
+        return sums[0] <= budget[0] and sums[1] <= budget[1]
 
-    def _fast_within(self, sums: tuple[FloatArray, ...], budget: object) -> BoolArray:
-        b = _budget_approx(budget)
-        if b is None:
-            raise self._bad_budget(budget)
-        ok: BoolArray = (sums[0] <= round_down(b[0])) & (sums[1] <= round_down(b[1]))
-        return ok
+    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
+        return both(sums[0] <= budget[0], sums[1] <= budget[1])
+
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        if sums[1] + next_delta > budget[1]:
+            return -1.0
+        return round_down(budget[0] - sums[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,29 +181,22 @@ class ZCDPAccumulator(Accumulator):
 
     SPEC = "H23-Thm4.11"
     N_SUMS = 1
+    MEASURE = Measure.ZCDP
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
-        return (as_zcdp(spend, "ZCDPAccumulator", approximate=False)[0],)
-
-    def _reading(self, sums: tuple[Fraction, ...]) -> Guarantee | Exhausted:
+    def _reading(self, sums: Sums) -> Guarantee | Exhausted:
         return ZCDP(sums[0])
 
-    def _rho(self, budget: object) -> Fraction:
-        if isinstance(budget, ZCDP):
-            return budget.rho
-        if isinstance(budget, (int, float, str, Fraction)) and not isinstance(budget, bool):
-            return exact_nonnegative(budget, "rho")
-        raise self._bad_budget(budget)
+    def _budget(self, budget: Guarantee) -> Sums | None:
+        return (budget.rho,) if isinstance(budget, ZCDP) else None
 
-    def _within(self, sums: tuple[Fraction, ...], budget: object) -> bool:
-        return sums[0] <= self._rho(budget)
+    def _within(self, sums: Sums, budget: Sums) -> bool:
+        return sums[0] <= budget[0]
 
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
-        return (primary,)
+    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
+        return sums[0] <= budget[0]
 
-    def _fast_within(self, sums: tuple[FloatArray, ...], budget: object) -> BoolArray:
-        ok: BoolArray = sums[0] <= round_down(self._rho(budget))
-        return ok
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        return -1.0 if next_delta != 0 else round_down(budget[0] - sums[0])
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -200,6 +208,7 @@ class RDPAccumulator(Accumulator):
     alpha: Fraction
     SPEC = "H23-Thm4.9"
     N_SUMS = 1
+    MEASURE = Measure.RDP
 
     def __init__(self, alpha: ExactLike) -> None:
         a = exact(alpha, "alpha")
@@ -207,30 +216,24 @@ class RDPAccumulator(Accumulator):
             raise OrderError("alpha", alpha, "a Rényi order alpha > 1")
         object.__setattr__(self, "alpha", a)
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
-        return (as_rdp(spend, self.alpha, "RDPAccumulator"),)
+    def _alpha(self) -> Fraction | None:
+        return self.alpha
 
-    def _reading(self, sums: tuple[Fraction, ...]) -> Guarantee | Exhausted:
+    def _reading(self, sums: Sums) -> Guarantee | Exhausted:
         return RDP(self.alpha, sums[0])
 
-    def _eps(self, budget: object) -> Fraction:
-        if isinstance(budget, RDP):
-            if budget.alpha != self.alpha:
-                raise self._bad_budget(budget)
-            return budget.epsilon
-        if isinstance(budget, (int, float, str, Fraction)) and not isinstance(budget, bool):
-            return exact_nonnegative(budget, "epsilon")
-        raise self._bad_budget(budget)
+    def _budget(self, budget: Guarantee) -> Sums | None:
+        ok = isinstance(budget, RDP) and budget.alpha == self.alpha
+        return (budget.epsilon,) if ok and isinstance(budget, RDP) else None
 
-    def _within(self, sums: tuple[Fraction, ...], budget: object) -> bool:
-        return sums[0] <= self._eps(budget)
+    def _within(self, sums: Sums, budget: Sums) -> bool:
+        return sums[0] <= budget[0]
 
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
-        return (primary,)
+    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
+        return sums[0] <= budget[0]
 
-    def _fast_within(self, sums: tuple[FloatArray, ...], budget: object) -> BoolArray:
-        ok: BoolArray = sums[0] <= round_down(self._eps(budget))
-        return ok
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        return -1.0 if next_delta != 0 else round_down(budget[0] - sums[0])
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -242,13 +245,15 @@ class ApproxDPAccumulator(Accumulator):
     if delta' + sum_{m<=k} delta_m <= delta, and (inf, inf) otherwise" is a valid
     approximate-DP privacy-loss accumulator (truncated-view sense; ambiguity A31: the
     second coordinate is the target delta). The epsilon reading is rounded up;
-    (inf, inf) is EXHAUSTED.
+    (inf, inf) is EXHAUSTED. The bound is :class:`~adaptive_dp.guarantees.bounds.W23Bound`.
     """
 
     delta_prime: Fraction
     delta: Fraction
+    bound: W23Bound = field(repr=False, compare=False)
     SPEC = "H23-Thm3.8"
     N_SUMS = 2
+    MEASURE = Measure.APPROX
 
     def __init__(self, delta_prime: ExactLike, delta: ExactLike) -> None:
         dp = exact_delta(delta_prime, "delta_prime", allow_zero=False)
@@ -257,44 +262,43 @@ class ApproxDPAccumulator(Accumulator):
             raise DeltaRangeError("delta", delta, f"delta >= delta_prime = {dp}")
         object.__setattr__(self, "delta_prime", dp)
         object.__setattr__(self, "delta", d)
+        object.__setattr__(self, "bound", W23Bound(dp))
 
-    def _increments(self, spend: object) -> tuple[Fraction, ...]:
-        eps, delta = as_approx(spend, "ApproxDPAccumulator")
-        return (eps * eps, delta)
+    def _increments(self, params: Sums) -> Sums:
+        return (params[0] * params[0], params[1])
 
-    def _epsilon_ball(self, v: Fraction) -> arb:
-        if v == 0:
-            return arb(0)
-        dp = self.delta_prime
-        return enclose(lambda: (2 * (1 / arb_of(dp)).log() * arb_of(v)).sqrt() + arb_of(v) / 2)
-
-    def _reading(self, sums: tuple[Fraction, ...]) -> Guarantee | Exhausted:
-        if self.delta_prime + sums[1] > self.delta:
-            return EXHAUSTED
-        return ApproxDP(ball_upper(self._epsilon_ball(sums[0])), self.delta)
-
-    def _within(self, sums: tuple[Fraction, ...], budget: object) -> bool:
-        b = _budget_approx(budget)
-        if b is None:
-            raise self._bad_budget(budget)
-        if self.delta_prime + sums[1] > self.delta or self.delta > b[1]:
-            return False
-        return exact_upper(self._epsilon_ball(sums[0])) <= b[0]
-
-    def _fast_increments(self, primary: FloatArray, delta: FloatArray) -> tuple[FloatArray, ...]:
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
         return (mul_up(primary, primary), delta)
 
-    def _fast_within(self, sums: tuple[FloatArray, ...], budget: object) -> BoolArray:
-        b = _budget_approx(budget)
-        if b is None:
-            raise self._bad_budget(budget)
-        dp = self.delta_prime
-        c2 = ball_upper(enclose(lambda: 2 * (1 / arb_of(dp)).log()))
-        v = sums[0]
-        bound = inflate_up(np.sqrt(c2 * v) + v / 2)
-        ok: BoolArray = (
-            (bound <= round_down(b[0]))
-            & (sums[1] <= round_down(self.delta - self.delta_prime))
-            & (self.delta <= b[1])
-        )
-        return ok
+    def _reading(self, sums: Sums) -> Guarantee | Exhausted:
+        if self.delta_prime + sums[1] > self.delta:
+            return EXHAUSTED
+        return ApproxDP(ball_upper(self.bound.ball(sums[0])), self.delta)
+
+    def _budget(self, budget: Guarantee) -> Sums | None:
+        return _approx_budget(budget)
+
+    def _epsilon_ok(self, v: Fraction, epsilon: Fraction) -> bool:
+        """Certified "bound(V) <= epsilon" (private hook: the printed H23-Thm3.7 twin
+        reverses it)."""
+        return exact_upper(self.bound.ball(v)) <= epsilon
+
+    def _within(self, sums: Sums, budget: Sums) -> bool:
+        if self.delta_prime + sums[1] > self.delta or self.delta > budget[1]:
+            return False
+        return self._epsilon_ok(sums[0], budget[0])
+
+    def _fast_budget(self, budget: Sums) -> tuple[float, ...]:
+        fits = self.delta <= budget[1]
+        return (round_down(budget[0]), round_down(self.delta - self.delta_prime) if fits else -1.0)
+
+    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
+        return both(self.bound.upper(sums[0]) <= budget[0], sums[1] <= budget[1])
+
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        # V* solves bound(V*) = epsilon; the next epsilon is at most sqrt(V* - V)
+        if self.delta_prime + sums[1] + next_delta > self.delta or self.delta > budget[1]:
+            return -1.0
+        v, eps = sums[0], budget[0]
+        low = ball_lower(enclose(lambda: self.bound.room(eps) - arb_of(v)))
+        return -1.0 if low < 0 else sqrt_down(low)

@@ -22,28 +22,31 @@ memory only), and a reconstruction would be a new result, not RRUV16's.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from abc import abstractmethod
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
 import numpy as np
 from flint import arb
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from adaptive_dp.errors import DeltaRangeError, NegativeParameterError
-from adaptive_dp.numerics import (
-    ExactLike,
-    arb_of,
-    ball_upper,
-    enclose,
-    exact,
-    exact_delta,
-    exact_positive,
+from adaptive_dp.errors import DeltaRangeError
+from adaptive_dp.evalues.boundaries import HowardStitching, NormalMixtureBoundary
+from adaptive_dp.guarantees.lattice import Measure
+from adaptive_dp.guarantees.spends import Spend
+from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally
+from adaptive_dp.numerics import ExactLike, arb_of, ball_upper, enclose, exact_delta, round_down
+from adaptive_dp.numerics.floats import (
+    BoolArray,
+    FloatArray,
+    Real,
+    add_up,
+    inflate_up,
+    mul_up,
+    select,
 )
 from adaptive_dp.numerics.search import golden_minimize
-from adaptive_dp.odometers._coerce import as_pdp
-from adaptive_dp.odometers._fastmath import add_up, inflate_up, mul_up
 
 __all__ = [
     "FastOdometerState",
@@ -54,26 +57,45 @@ __all__ = [
     "mixture_rho_for",
 ]
 
-FloatArray = NDArray[np.float64]
-
 
 class Odometer(Protocol):
-    """The odometer role (DESIGN principle 9): a time-uniform bound U_n per step."""
+    """The odometer role (docs/design.md, principle 9): a time-uniform bound U_n per step."""
 
     SPEC: str
+
+    def supports(self, spend: Spend) -> bool: ...
 
     def start(self) -> OdometerState: ...
 
     def fast(self, paths: int) -> FastOdometerState: ...
 
 
-class _Odometer(ABC):
-    """Shared parts of the W23 odometers (frozen slotted dataclasses)."""
+class _Odometer(Ledger):
+    """Shared parts of the W23 odometers (frozen slotted dataclasses): a ledger of
+    conditionally pDP spends with sums (V_n, Delta_n, m), m = the first positive
+    epsilon^2 (the stitched boundary's predictable start), read through a boundary."""
 
     __slots__ = ()
-    SPEC: str = ""
+    N_SUMS = 3
+    MEASURE = Measure.PDP
     delta_prime: Fraction
     delta_double_prime: Fraction
+
+    def _increments(self, params: Sums) -> Sums:
+        sq = params[0] * params[0]
+        return (sq, params[1], sq)
+
+    def _combine(self, sums: Sums, increments: Sums) -> Sums:
+        start = sums[2] if sums[2] > 0 else increments[2]
+        return (sums[0] + increments[0], sums[1] + increments[1], start)
+
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
+        sq = mul_up(primary, primary)
+        return (sq, delta, sq)
+
+    def _fast_combine(self, sums: tuple[Real, ...], inc: tuple[Real, ...]) -> tuple[Real, ...]:
+        start = select(np.asarray(sums[2]) > 0, sums[2], inc[2])
+        return (add_up(sums[0], inc[0]), add_up(sums[1], inc[1]), start)
 
     def _level(self) -> Fraction:
         """The level of the concentration boundary: delta' (private hook; the printed P9
@@ -85,7 +107,7 @@ class _Odometer(ABC):
         return arb_of(v) / 2 + arb_of(d)
 
     def _fast_drift(self, v: FloatArray, d: FloatArray) -> FloatArray:
-        return add_up(v / 2, d)
+        return np.asarray(add_up(v / 2, d))
 
     @abstractmethod
     def _boundary(self, v: Fraction, start: Fraction) -> arb: ...
@@ -95,12 +117,12 @@ class _Odometer(ABC):
 
     def start(self) -> OdometerState:
         """The odometer before any spend (reading 0)."""
-        return OdometerState(self, Fraction(0), Fraction(0), Fraction(0), 0)
+        return OdometerState(self, Tally.zero(self.N_SUMS))
 
     def fast(self, paths: int) -> FastOdometerState:
         """The vectorised float fast path (readings never below the certified ones)."""
-        z = np.zeros(paths)
-        return FastOdometerState(self, z, z.copy(), z.copy())
+        none = np.zeros(paths, dtype=bool)
+        return FastOdometerState(self, FastTally.zero(self.N_SUMS, paths), none)
 
     def _reading(self, v: Fraction, d: Fraction, start: Fraction) -> float:
         if d > self.delta_double_prime:
@@ -112,59 +134,54 @@ class _Odometer(ABC):
 
 @dataclass(frozen=True, slots=True)
 class OdometerState:
-    """Immutable odometer state: V_n, Delta_n, the starting intrinsic time (epsilon_1^2
-    for the stitched boundary: the first positive epsilon squared) and n."""
+    """Immutable odometer state: the exact tally of (V_n, Delta_n, m) and n."""
 
     odometer: _Odometer
-    sum_sq: Fraction
-    sum_delta: Fraction
-    start_time: Fraction
-    count: int
+    tally: Tally
 
-    def spend(self, next: object) -> OdometerState:
+    @property
+    def count(self) -> int:
+        """n, the number of spends."""
+        return self.tally.count
+
+    def spend(self, next: Spend) -> OdometerState:
         """The state after one more conditionally pDP spend (O(1))."""
-        eps, delta = as_pdp(next, type(self.odometer).__name__)
-        sq = eps * eps
-        start = self.start_time if self.start_time > 0 else sq
-        return OdometerState(
-            self.odometer, self.sum_sq + sq, self.sum_delta + delta, start, self.count + 1
-        )
+        return OdometerState(self.odometer, self.tally.plus(self.odometer.after(self.tally, next)))
 
     def reading(self) -> float:
         """U_n, certified and rounded up (+inf once Delta_n > delta'')."""
-        return self.odometer._reading(self.sum_sq, self.sum_delta, self.start_time)
+        v, d, start = self.tally.sums
+        return self.odometer._reading(v, d, start)
 
 
 @dataclass(frozen=True, slots=True)
 class FastOdometerState:
-    """Vectorised odometer: arrays of V_n, Delta_n and starting times, one per path."""
+    """Vectorised odometer: float tallies of (V_n, Delta_n, m) per path, rounded up.
+    Invalid spends (NaN, infinite, negative, delta outside [0, 1)) are not added and are
+    flagged in ``invalid``; the reading of such a path is +inf from then on (its
+    bound is no longer known to hold)."""
 
     odometer: _Odometer
-    sum_sq: FloatArray
-    sum_delta: FloatArray
-    start_time: FloatArray
+    tally: FastTally
+    invalid: BoolArray
 
     def spend(self, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> FastOdometerState:
         """The state after one more spend on every path."""
-        n = self.sum_sq.shape[0]
+        n = self.invalid.shape[0]
         e = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
         d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-        sq = mul_up(e, e)
-        start = np.where(self.start_time > 0, self.start_time, sq)
-        return FastOdometerState(
-            self.odometer, add_up(self.sum_sq, sq), add_up(self.sum_delta, d), start
-        )
+        valid, after = self.odometer.fast_after(self.tally, e, d)
+        ok = np.asarray(valid, dtype=bool)
+        return FastOdometerState(self.odometer, self.tally.keep(ok, after), self.invalid | ~ok)
 
     def reading(self) -> FloatArray:
         """U_n per path, upper bounds of the certified readings."""
         o = self.odometer
-        v = self.sum_sq
+        v, delta, start = (cast(FloatArray, s) for s in self.tally.sums)
         with np.errstate(divide="ignore", invalid="ignore"):
-            g = np.where(
-                v > 0, o._fast_boundary(v, np.where(self.start_time > 0, self.start_time, 1.0)), 0.0
-            )
-        u = inflate_up(o._fast_drift(v, self.sum_delta) + g)
-        cut = self.sum_delta > float(o.delta_double_prime)
+            g = np.where(v > 0, o._fast_boundary(v, np.where(start > 0, start, 1.0)), 0.0)
+        u = np.asarray(inflate_up(o._fast_drift(v, delta) + g))
+        cut = (delta > round_down(o.delta_double_prime)) | self.invalid
         out: FloatArray = np.where(cut, np.inf, u)
         return out
 
@@ -189,7 +206,8 @@ class W23StitchedOdometer(_Odometer):
     exact stitched boundary of Howard et al. for any eta > 1, s > 1 (``form="exact"``):
     "k_1 sqrt(V (s log log(eta V / m) + log(zeta(s) / ((log eta)^s delta'))))",
     k_1 = (eta^{1/4} + eta^{-1/4}) / sqrt 2, m = epsilon_1^2 (the first positive
-    epsilon squared, predictable). P(exists n: L_n > U_n) <= delta' + delta''.
+    epsilon squared, predictable). P(exists n: L_n > U_n) <= delta' + delta''. The
+    boundary is :class:`~adaptive_dp.evalues.boundaries.HowardStitching` at level delta'.
     """
 
     delta_prime: Fraction
@@ -197,6 +215,7 @@ class W23StitchedOdometer(_Odometer):
     eta: Fraction
     s: Fraction
     form: Literal["poster", "exact"]
+    boundary: HowardStitching = field(repr=False, compare=False)
     SPEC = "W23-StitchedOdometer-Corrected"
 
     def __init__(
@@ -211,53 +230,17 @@ class W23StitchedOdometer(_Odometer):
         dp, dpp = _validate_deltas(delta_prime, delta_double_prime)
         object.__setattr__(self, "delta_prime", dp)
         object.__setattr__(self, "delta_double_prime", dpp)
-        e, ss = exact(eta, "eta"), exact(s, "s")
-        if e <= 1:
-            raise NegativeParameterError("eta", eta, "eta > 1")
-        if ss <= 1:
-            raise NegativeParameterError("s", s, "s > 1")
-        if form not in ("poster", "exact"):
-            raise NegativeParameterError("form", form, "'poster' or 'exact'")
-        if form == "poster" and (e != 2 or ss != Fraction(7, 5)):
-            raise NegativeParameterError("form", form, "'exact' unless eta = 2 and s = 1.4")
-        object.__setattr__(self, "eta", e)
-        object.__setattr__(self, "s", ss)
-        object.__setattr__(self, "form", form)
+        boundary = HowardStitching(self._level(), eta=eta, s=s, form=form)
+        object.__setattr__(self, "eta", boundary.eta)
+        object.__setattr__(self, "s", boundary.s)
+        object.__setattr__(self, "form", boundary.form)
+        object.__setattr__(self, "boundary", boundary)
 
     def _boundary(self, v: Fraction, start: Fraction) -> arb:
-        level = self._level()
-        av, am, lv = arb_of(v), arb_of(start), arb_of(level)
-        if self.form == "poster":
-            inner = (2 * av / am).log().log() + arb(72) / 100 * (arb(52) / 10 / lv).log()
-            return arb(17) / 10 * (av * inner).sqrt()
-        eta, s = arb_of(self.eta), arb_of(self.s)
-        k1 = (eta.root(4) + 1 / eta.root(4)) / arb(2).sqrt()
-        ell = s * (eta * av / am).log().log() + (s.zeta() / (eta.log() ** s * lv)).log()
-        return k1 * (av * ell).sqrt()
+        return self.boundary.threshold(v, start)
 
     def _fast_boundary(self, v: FloatArray, start: FloatArray) -> FloatArray:
-        level = self._level()
-        if self.form == "poster":
-            inner = np.log(np.log(2 * v / start)) + 0.72 * (
-                ball_upper(enclose(lambda: (arb(52) / 10 / arb_of(level)).log()))
-            )
-            return 1.7 * np.sqrt(v * inner) * (1 + 1e-12)
-        eta_f, s_f = float(self.eta), float(self.s)
-        const = ball_upper(
-            enclose(
-                lambda: (
-                    arb_of(self.s).zeta()
-                    / (arb_of(self.eta).log() ** arb_of(self.s) * arb_of(level))
-                ).log()
-            )
-        )
-        k1 = ball_upper(
-            enclose(
-                lambda: (arb_of(self.eta).root(4) + 1 / arb_of(self.eta).root(4)) / arb(2).sqrt()
-            )
-        )
-        ell = s_f * np.log(np.log(eta_f * v / start)) + const
-        return k1 * np.sqrt(v * ell) * (1 + 1e-12)
+        return np.asarray(self.boundary.threshold_float(v, start))
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -269,13 +252,15 @@ class W23MixtureOdometer(_Odometer):
     "U_n = sqrt(2 (V_n + rho) log(1/(2 delta') sqrt((V_n + rho)/rho) + 1)) + 1/2 V_n
     + Delta_n"; two-sided (``sides="two"``, Gaussian mixture over lambda in R):
     "sqrt(2 (V_n + rho) log(1/delta' sqrt((V_n + rho)/rho))) + 1/2 V_n + Delta_n";
-    +inf once Delta_n > delta''. P(exists n: L_n > U_n) <= delta' + delta''.
+    +inf once Delta_n > delta''. P(exists n: L_n > U_n) <= delta' + delta''. The boundary
+    is :class:`~adaptive_dp.evalues.boundaries.NormalMixtureBoundary` at level delta'.
     """
 
     delta_prime: Fraction
     delta_double_prime: Fraction
     rho: Fraction
     sides: Literal["one", "two"]
+    boundary: NormalMixtureBoundary = field(repr=False, compare=False)
     SPEC = "W23-MixtureOdometer-Corrected"
 
     def __init__(
@@ -289,26 +274,16 @@ class W23MixtureOdometer(_Odometer):
         dp, dpp = _validate_deltas(delta_prime, delta_double_prime)
         object.__setattr__(self, "delta_prime", dp)
         object.__setattr__(self, "delta_double_prime", dpp)
-        object.__setattr__(self, "rho", exact_positive(rho, "rho"))
-        if sides not in ("one", "two"):
-            raise NegativeParameterError("sides", sides, "'one' or 'two'")
-        object.__setattr__(self, "sides", sides)
+        boundary = NormalMixtureBoundary(rho, self._level(), sides)
+        object.__setattr__(self, "rho", boundary.rho)
+        object.__setattr__(self, "sides", boundary.sides)
+        object.__setattr__(self, "boundary", boundary)
 
     def _boundary(self, v: Fraction, start: Fraction) -> arb:
-        av, ar, lv = arb_of(v), arb_of(self.rho), arb_of(self._level())
-        ratio = ((av + ar) / ar).sqrt()
-        inner = (ratio / (2 * lv) + 1).log() if self.sides == "one" else (ratio / lv).log()
-        return (2 * (av + ar) * inner).sqrt()
+        return self.boundary.threshold(v)
 
     def _fast_boundary(self, v: FloatArray, start: FloatArray) -> FloatArray:
-        r = float(self.rho)
-        r_lo = np.nextafter(r, 0.0)
-        r_up = np.nextafter(r, np.inf)
-        lv_lo = np.nextafter(float(self._level()), 0.0)
-        ratio = np.sqrt((v + r_up) / r_lo)
-        inner = np.log(ratio / (2 * lv_lo) + 1) if self.sides == "one" else np.log(ratio / lv_lo)
-        out: FloatArray = np.sqrt(2 * (v + r_up) * inner) * (1 + 1e-12)
-        return out
+        return np.asarray(self.boundary.threshold_float(v))
 
 
 def mixture_rho_for(

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from adaptive_dp.filters.base import Rule, inflate_up
+from adaptive_dp.filters.base import Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
@@ -74,6 +74,7 @@ from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxDP, PureDP
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
+from adaptive_dp.numerics.floats import inflate_up
 from adaptive_dp.odometers.accumulators import (
     ApproxDPAccumulator,
     RDPAccumulator,
@@ -130,14 +131,12 @@ def _epsilon(kind: Kinds, param: Params) -> Params:
 
 def _rho(kind: Kinds, param: Params) -> Params:
     """rho = param^2/2 (Gaussian mu, or a pure epsilon via R23-Lem2.3 (i)), rounded up."""
-    out: Params = inflate_up(param * param / 2)
-    return out
+    return np.asarray(inflate_up(param * param / 2))
 
 
 def _rdp(kind: Kinds, param: Params) -> Params:
     """RDP_alpha epsilon = alpha rho = alpha param^2/2 (H23-Def4.4), rounded up."""
-    out: Params = inflate_up(float(_ALPHA) * param * param / 2)
-    return out
+    return np.asarray(inflate_up(float(_ALPHA) * param * param / 2))
 
 
 def _pure_spend(kind: int, param: float) -> object:

@@ -24,11 +24,11 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from adaptive_dp.filters.base import FloatArray
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
 from adaptive_dp.filters.expost import ExPostFilter
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.numerics import ExactLike
+from adaptive_dp.numerics.floats import FloatArray
 
 __all__ = [
     "FirstTimeChargedBrownian",

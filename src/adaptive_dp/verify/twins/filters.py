@@ -15,9 +15,10 @@ exactly one private hook.
   filter with the first indicator as extracted from seed 003,
   "I(epsilon <= sqrt(2 log(1/delta') sum epsilon_m^2) + 1/2 sum epsilon_m^2)": it continues
   exactly when the advanced-composition bound has *reached* the budget. Through the
-  hook ``W23Filter._epsilon_ok``. It halts at once on every small request, but admits
-  any single request whose bound exceeds the budget, which is how it is caught (one
-  randomized response of epsilon = 3 against a budget of 2: true delta 0.60 at eps = 2).
+  hook ``ApproxDPAccumulator._epsilon_ok`` of the filter's accumulator. It halts at once
+  on every small request, but admits any single request whose bound exceeds the budget,
+  which is how it is caught (one randomized response of epsilon = 3 against a budget
+  of 2: true delta 0.60 at eps = 2).
 
 These hooks act on the certified path (``rule.start()``); the claims run twins through
 :class:`adaptive_dp.verify.simulate.GroupedRule` on adversaries whose requests do not
@@ -30,8 +31,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from flint import arb
-
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
@@ -40,6 +39,7 @@ from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.numerics import exact_lower
+from adaptive_dp.odometers.accumulators import ApproxDPAccumulator
 
 __all__ = [
     "LookaheadDroppedAccumulator",
@@ -83,15 +83,24 @@ class LookaheadDroppedW23(W23Filter):
         return before
 
 
-class PrintedReversedFilter(W23Filter):
-    """H23-Thm3.7-Printed: continue iff "epsilon <= sqrt(2 log(1/delta') V) + V/2"
-    (certified: the lower end of the enclosure reaches epsilon), the reversed inequality
-    of the extracted seed 003 (ambiguity A30)."""
+class _ReversedAccumulator(ApproxDPAccumulator):
+    """H23-Thm3.8's accumulator compared with the reversed inequality of H23-Thm3.7 as
+    printed: within the budget iff "epsilon <= sqrt(2 log(1/delta') V) + V/2"
+    (certified: the lower end of the enclosure reaches epsilon)."""
 
     __slots__ = ()
 
-    def _epsilon_ok(self, bound: arb) -> bool:
-        return exact_lower(bound) >= self.epsilon
+    def _epsilon_ok(self, v: Fraction, epsilon: Fraction) -> bool:
+        return exact_lower(self.bound.ball(v)) >= epsilon
+
+
+class PrintedReversedFilter(W23Filter):
+    """H23-Thm3.7-Printed: continue iff "epsilon <= sqrt(2 log(1/delta') V) + V/2", the
+    reversed inequality of the extracted seed 003 (ambiguity A30), through the hook
+    ``_epsilon_ok`` of the filter's accumulator (``ACCUMULATOR``)."""
+
+    __slots__ = ()
+    ACCUMULATOR = _ReversedAccumulator
 
 
 class LookaheadDroppedZCDP(ZCDPFilter):

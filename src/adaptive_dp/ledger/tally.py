@@ -1,0 +1,52 @@
+"""Running sums, held once: exact (:class:`Tally`) and float rounded up (:class:`FastTally`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from adaptive_dp.numerics.floats import BoolArray, Real, select
+
+__all__ = ["FastTally", "Sums", "Tally"]
+
+Sums = tuple[Fraction, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Exact running sums of one session and the number of spends charged (O(1) updates)."""
+
+    sums: Sums
+    count: int = 0
+
+    @staticmethod
+    def zero(n: int) -> Tally:
+        """``n`` sums at zero."""
+        return Tally((Fraction(0),) * n)
+
+    def plus(self, sums: Sums) -> Tally:
+        """The tally after one more spend, whose sums are ``sums``."""
+        return Tally(sums, self.count + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class FastTally:
+    """Float running sums, every update rounded up: a float per sum for one session
+    (``paths is None``, the scalar route) or an array entry per path."""
+
+    sums: tuple[Real, ...]
+
+    @staticmethod
+    def zero(n: int, paths: int | None) -> FastTally:
+        """``n`` sums at zero for one session or ``paths`` sessions."""
+        if paths is None:
+            return FastTally((0.0,) * n)
+        return FastTally(tuple(np.zeros(paths) for _ in range(n)))
+
+    def keep(self, admitted: bool | BoolArray, after: tuple[Real, ...]) -> FastTally:
+        """``after`` where ``admitted``, the current sums elsewhere."""
+        return FastTally(
+            tuple(select(admitted, a, s) for a, s in zip(after, self.sums, strict=True))
+        )
