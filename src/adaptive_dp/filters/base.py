@@ -36,7 +36,7 @@ import math
 from abc import abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol, cast
+from typing import NamedTuple, Protocol, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -145,7 +145,7 @@ class Rule(Ledger):
 
     def float_session(self, *, terminal: bool = False) -> FloatFilterState:
         """The float fast path for one session, in Python floats (the scalar route)."""
-        return FloatFilterState(self, FastTally.zero(self.N_SUMS, None), False, terminal, False)
+        return FloatFilterState(self, (0.0,) * self.N_SUMS, False, terminal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +224,7 @@ def _float_step(
 ) -> tuple[Flag, Flag, tuple[Real, ...]]:
     """(admitted, invalid, sums after) of one float request per session: the one place
     where the fast paths validate, add and decide."""
-    valid, after = rule.fast_after(tally, primary, delta)
+    valid, after = rule.fast_after(tally.sums, primary, delta)
     ok = both(both(valid, rule._fast_admits(after)), negate(halted))
     return ok, negate(valid), after
 
@@ -322,34 +322,36 @@ class FastFilterState:
                                           self.halted.shape), 0.0)
 
 
-@dataclass(frozen=True, slots=True)
-class FloatFilterState:
+class FloatFilterState(NamedTuple):
     """The scalar route of the float fast path: one session in Python floats, with the
     rule's certified constants and float bounds (the same hooks as
-    :class:`FastFilterState`), for single-session speed."""
+    :class:`FastFilterState`), for single-session speed. A ``NamedTuple``, the cheapest
+    immutable value in CPython: a step allocates one tuple."""
 
     rule: Rule
-    tally: FastTally
-    halted: bool
-    terminal: bool
-    invalid: bool
+    sums: tuple[float, ...]
+    halted: bool = False
+    terminal: bool = False
+    invalid: bool = False
 
     def decide(self, primary: float, delta: float = 0.0) -> bool:
-        """Whether the request would be admitted (pure)."""
-        p, d = float(primary), float(delta)
-        return bool(_float_step(self.rule, self.tally, self.halted, p, d)[0])
+        """Whether the request (Python floats) would be admitted (pure)."""
+        if self.halted:
+            return False
+        valid, after = self.rule.fast_after(self.sums, primary, delta)
+        return bool(valid and self.rule._fast_admits(after))
 
     def spend(self, primary: float, delta: float = 0.0) -> tuple[bool, FloatFilterState]:
-        """Charge the request if admitted; refuse (and, if terminal, halt) otherwise."""
-        p, d = float(primary), float(delta)
-        ok, invalid, after = _float_step(self.rule, self.tally, self.halted, p, d)
-        if ok:
-            return True, FloatFilterState(
-                self.rule, FastTally(after), False, self.terminal, False
-            )
-        return False, FloatFilterState(
-            self.rule, self.tally, self.halted or self.terminal, self.terminal, bool(invalid)
-        )
+        """Charge the request (Python floats) if admitted; refuse (and, if terminal,
+        halt) otherwise."""
+        if self.halted:
+            return False, self
+        rule = self.rule
+        valid, after = rule.fast_after(self.sums, primary, delta)
+        if valid and rule._fast_admits(after):
+            return True, FloatFilterState(rule, cast(tuple[float, ...], after), False,
+                                          self.terminal)
+        return False, FloatFilterState(rule, self.sums, self.terminal, self.terminal, not valid)
 
     def max_next(self, next_delta: float = 0.0) -> float | None:
         """The largest admissible next primary parameter, rounded down (None if none)."""
@@ -357,7 +359,7 @@ class FloatFilterState:
             return None
         paths = FastFilterState(
             self.rule,
-            FastTally(tuple(np.array([s]) for s in self.tally.sums)),
+            FastTally(tuple(np.array([s]) for s in self.sums)),
             np.zeros(1, dtype=bool),
             self.terminal,
             np.zeros(1, dtype=bool),
@@ -367,7 +369,7 @@ class FloatFilterState:
 
     def remaining(self) -> float:
         """The remaining primary budget, rounded down."""
-        found = self.rule._fast_remaining(self.tally.sums)
+        found = self.rule._fast_remaining(self.sums)
         if found is None:
             return self.max_next(0.0) or 0.0
         return max(float(found), 0.0)

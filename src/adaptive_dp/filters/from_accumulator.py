@@ -49,6 +49,10 @@ class AccumulatorFilter(Rule):
     def MEASURE(self) -> Measure:  # type: ignore[override]  # the accumulator's measure
         return self.accumulator.MEASURE
 
+    @property
+    def DELTA_TOP(self) -> float:  # type: ignore[override]  # the accumulator's
+        return self.accumulator.DELTA_TOP
+
     def _alpha(self) -> Fraction | None:
         return self.accumulator._alpha()
 

@@ -9,12 +9,15 @@ from typing import ClassVar
 from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.guarantees.lattice import Measure, implies, spend_in
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.ledger.tally import FastTally, Sums, Tally
+from adaptive_dp.ledger.tally import Sums, Tally
 from adaptive_dp.numerics.floats import Flag, Real, add_up, both, finite_at_least
 
 __all__ = ["Ledger"]
 
-_WITHOUT_DELTA = (Measure.PURE, Measure.ZCDP, Measure.RDP, Measure.GDP)
+# The float path's delta must lie below this: [0, 1), or {0} for a measure without delta.
+_DELTA_TOP = {m: 1.0 for m in Measure} | {
+    m: math.ulp(0.0) for m in (Measure.PURE, Measure.ZCDP, Measure.RDP, Measure.GDP)
+}
 
 
 class Ledger:
@@ -34,6 +37,14 @@ class Ledger:
     SPEC: ClassVar[str] = ""
     N_SUMS: ClassVar[int] = 1
     MEASURE: ClassVar[Measure]
+    DELTA_TOP: ClassVar[float] = 1.0
+    """The float path's deltas lie in [0, DELTA_TOP): 1, or the smallest float for a
+    measure without delta (so only 0); set from ``MEASURE``."""
+
+    def __init_subclass__(cls) -> None:
+        measure = cls.__dict__.get("MEASURE")
+        if isinstance(measure, Measure):
+            cls.DELTA_TOP = _DELTA_TOP[measure]
 
     # -- exact ------------------------------------------------------------------------
     def _alpha(self) -> Fraction | None:
@@ -89,16 +100,17 @@ class Ledger:
 
     def _fast_combine(self, sums: tuple[Real, ...], inc: tuple[Real, ...]) -> tuple[Real, ...]:
         """The float sums after one spend: elementwise addition rounded up."""
-        return tuple(add_up(a, b) for a, b in zip(sums, inc, strict=True))
+        return tuple(map(add_up, sums, inc))
 
     def fast_after(
-        self, tally: FastTally, primary: Real, delta: Real
+        self, sums: tuple[Real, ...], primary: Real, delta: Real
     ) -> tuple[Flag, tuple[Real, ...]]:
         """(valid, sums after) for one request per session: ``valid`` is False where the
         request is NaN, infinite, negative or has a delta outside [0, 1) (outside {0} for
         a measure without delta)."""
-        valid = both(finite_at_least(primary, 0.0), finite_at_least(delta, 0.0, 1.0))
-        if self.MEASURE in _WITHOUT_DELTA:
-            valid = both(valid, finite_at_least(delta, 0.0, math.ulp(0.0)))
-        after = self._fast_combine(tally.sums, self._fast_increments(primary, delta))
-        return valid, after
+        top = self.DELTA_TOP
+        if isinstance(primary, float):  # the scalar route (a float delta)
+            valid: Flag = 0.0 <= primary < math.inf and 0.0 <= delta < top
+        else:
+            valid = both(finite_at_least(primary, 0.0), finite_at_least(delta, 0.0, top))
+        return valid, self._fast_combine(sums, self._fast_increments(primary, delta))

@@ -33,16 +33,14 @@ class Tally:
 
 @dataclass(frozen=True, slots=True)
 class FastTally:
-    """Float running sums, every update rounded up: a float per sum for one session
-    (``paths is None``, the scalar route) or an array entry per path."""
+    """Float running sums of ``paths`` sessions, one array entry per path, every update
+    rounded up (the scalar route of one session keeps a plain tuple of floats)."""
 
     sums: tuple[Real, ...]
 
     @staticmethod
-    def zero(n: int, paths: int | None) -> FastTally:
-        """``n`` sums at zero for one session or ``paths`` sessions."""
-        if paths is None:
-            return FastTally((0.0,) * n)
+    def zero(n: int, paths: int) -> FastTally:
+        """``n`` sums at zero for ``paths`` sessions."""
         return FastTally(tuple(np.zeros(paths) for _ in range(n)))
 
     def keep(self, admitted: bool | BoolArray, after: tuple[Real, ...]) -> FastTally:

@@ -118,7 +118,7 @@ def expm1(x: Real) -> Real:
 def finite_at_least(x: Real, low: float, below: float = math.inf) -> Flag:
     """Where ``low <= x < below`` (NaN and infinities are False)."""
     if isinstance(x, float):
-        return math.isfinite(x) and low <= x < below
+        return low <= x < below and x < math.inf  # NaN compares False
     with np.errstate(invalid="ignore"):
         out: BoolArray = np.isfinite(x) & (x >= low) & (x < below)
     return out

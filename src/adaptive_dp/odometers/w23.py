@@ -170,7 +170,7 @@ class FastOdometerState:
         n = self.invalid.shape[0]
         e = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
         d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-        valid, after = self.odometer.fast_after(self.tally, e, d)
+        valid, after = self.odometer.fast_after(self.tally.sums, e, d)
         ok = np.asarray(valid, dtype=bool)
         return FastOdometerState(self.odometer, self.tally.keep(ok, after), self.invalid | ~ok)
 
