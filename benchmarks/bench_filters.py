@@ -42,13 +42,15 @@ def rules(n: int) -> dict[str, tuple[Rule, Spend, float]]:
     """name -> (rule, spend, primary float) with every one of ``n`` spends admitted."""
     return {
         "pure (CS2080-PureDPFilter)": (PureDPFilter(1), PureDP(Fraction(1, n)), 1 / n),
-        "basic (CS2080-BasicComp)": (BasicFilter(1, "1e-6"), ApproxDP(Fraction(1, n), 0), 1 / n),
-        "w23 (H23-ThmB.3)": (W23Filter(10, "1e-6"), PureDP("0.01"), 0.01),
-        "zcdp (R23-Thm2)": (ZCDPFilter(100, 0, "1e-6"), ZCDP(Fraction(1, n)), 1 / n),
+        "basic (CS2080-BasicComp)": (
+            BasicFilter(1, delta="1e-6"), ApproxDP(Fraction(1, n), 0), 1 / n
+        ),
+        "w23 (H23-ThmB.3)": (W23Filter(10, delta="1e-6"), PureDP("0.01"), 0.01),
+        "zcdp (R23-Thm2)": (ZCDPFilter(100, delta="1e-6"), ZCDP(Fraction(1, n)), 1 / n),
         "zcdp-sum (H23-Thm4.10)": (ZCDPSumFilter(1), ZCDP(Fraction(1, n)), 1 / n),
         "rdp (H23-Thm4.6)": (RDPFilter(8, 1), RDP(8, Fraction(1, n)), 1 / n),
         "gdp (EXT-ST22)": (GDPFilter(1), GDP(Fraction(1, 2 * n)), 1 / (2 * n)),
-        "rruv16 (RRUV16-Filter)": (RRUV16Filter(50, "1e-6"), PureDP("0.01"), 0.01),
+        "rruv16 (RRUV16-Filter)": (RRUV16Filter(50, delta="1e-6"), PureDP("0.01"), 0.01),
     }
 
 

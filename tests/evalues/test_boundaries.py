@@ -21,9 +21,9 @@ from adaptive_dp.numerics import ball_lower, ball_upper
 from adaptive_dp.verify.estimators import clopper_pearson
 
 BOUNDARIES: list[Boundary] = [
-    VilleBoundary("0.8", "0.05"),
-    NormalMixtureBoundary("0.5", "0.05"),
-    StitchedBoundary("0.5", "0.05"),
+    VilleBoundary("0.8", delta="0.05"),
+    NormalMixtureBoundary("0.5", delta="0.05"),
+    StitchedBoundary("0.5", delta="0.05"),
 ]
 
 
@@ -40,7 +40,7 @@ def test_normal_mixture_integral_by_quadrature() -> None:
         closed = mpmath.sqrt(rho / (v + rho)) * mpmath.exp(s**2 / (2 * (v + rho)))
         assert abs(integral / closed - 1) < mpmath.mpf("1e-20")
         # at S = b(V) the mixture equals 1/delta
-        b = NormalMixtureBoundary("0.4", "0.05")
+        b = NormalMixtureBoundary("0.4", delta="0.05")
         edge = mpmath.mpf(ball_upper(b.threshold(Fraction("2.3"))))
         mix = mpmath.sqrt(rho / (v + rho)) * mpmath.exp(edge**2 / (2 * (v + rho)))
         assert abs(mix * mpmath.mpf("0.05") - 1) < mpmath.mpf("1e-12")
@@ -63,9 +63,9 @@ def test_boundaries_monotone_and_float_rounded_up(a: float, b: float) -> None:
 
 def test_stitched_validation() -> None:
     with pytest.raises(ParameterError):
-        StitchedBoundary(1, "0.05", eta=1)
+        StitchedBoundary(1, delta="0.05", eta=1)
     with pytest.raises(ParameterError):
-        StitchedBoundary(1, "0.05", s=1)
+        StitchedBoundary(1, delta="0.05", s=1)
 
 
 @pytest.mark.parametrize("bd", BOUNDARIES, ids=["ville", "mixture", "stitched"])

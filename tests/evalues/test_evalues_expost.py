@@ -26,7 +26,7 @@ from adaptive_dp.verify.estimators import clopper_pearson
 
 
 def test_r23_thm5_certified_value_against_mpmath() -> None:
-    bd = NormalMixtureBoundary("0.5", "1e-6")
+    bd = NormalMixtureBoundary("0.5", delta="1e-6")
     out = brownian_expost([1, 2], ["0.25", "4"], bd)
     with mpmath.workdps(40):
         v = mpmath.mpf(1) / mpmath.mpf("0.25") + mpmath.mpf(4) / 4
@@ -54,9 +54,9 @@ def test_w22_thm3_6_certified_value_against_mpmath() -> None:
         assert got >= ref
         assert (got - ref) / ref < mpmath.mpf("1e-15")
     assert out.max_epsilon > out.epsilon
-    assert float(single_bm_expost_float(1.0, 2.5, NormalMixtureBoundary(3, "0.05"))) == (
+    assert float(single_bm_expost_float(1.0, 2.5, NormalMixtureBoundary(3, delta="0.05"))) == (
         pytest.approx(float(out.epsilon), rel=1e-12))
-    same = single_bm_expost(1, "2.5", NormalMixtureBoundary(3, "0.05"))
+    same = single_bm_expost(1, "2.5", NormalMixtureBoundary(3, delta="0.05"))
     assert same.epsilon == out.epsilon
 
 
@@ -109,7 +109,7 @@ def _run_rounds(
 
 @pytest.mark.parametrize(
     "boundary",
-    [NormalMixtureBoundary("2", "0.05"), StitchedBoundary("1", "0.05")],
+    [NormalMixtureBoundary("2", delta="0.05"), StitchedBoundary("1", delta="0.05")],
     ids=["mixture", "stitched"],
 )
 def test_r23_thm5_holds_under_stop_at_worst(boundary: NormalMixtureBoundary) -> None:
@@ -125,7 +125,7 @@ def test_w22_thm3_6_holds_and_fixed_time_gaussian_bound_is_caught() -> None:
     paths, delta = 3000, 0.05
     ok = _run_rounds(1, paths, rng,
                      lambda v: single_bm_expost_float(1.0, 1 / v,
-                                                      NormalMixtureBoundary(2, delta)),
+                                                      NormalMixtureBoundary(2, delta=delta)),
                      grid_range=(1e3, 1e-3, 200))
     assert clopper_pearson(int(ok.sum()), paths)[0] <= delta
 

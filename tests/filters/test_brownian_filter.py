@@ -44,7 +44,7 @@ def test_r23_thm6_reproduces_the_2_705_stop() -> None:
     """R23-Thm6 (UnifiedFilter): the section-7 stop at a squared-parameter sum of about 2.705."""
     # R23 section 7: the interaction stops when the sum of squared privacy parameters
     # exceeds "roughly 2.705"; at epsilon = 10, delta'' = 1e-6, 2 rho* = 2.706 (1e-3).
-    rule = UnifiedFilter(10, 0, "1e-6")
+    rule = UnifiedFilter(10, delta="1e-6")
     state = rule.start()
     step = Fraction(1, 10_000)  # squared privacy parameter of each BM stop: eps^2
     squares = Fraction(0)
@@ -68,7 +68,7 @@ def test_r23_thm6_reproduces_the_2_705_stop() -> None:
 
 
 def test_r23_eq4_precheck_uses_t_min_and_charge_uses_t_stop() -> None:
-    rule = UnifiedFilter(1, 0, "0.05")
+    rule = UnifiedFilter(1, delta="0.05")
     rho_star = float(_rho_star(1, 0.05))
     state = rule.start()
     # a grid reaching below the admissible time value is refused, even if it would
@@ -86,7 +86,7 @@ def test_r23_eq4_precheck_uses_t_min_and_charge_uses_t_stop() -> None:
 def test_r23_eq4_smallest_time_value_is_admitted_and_tight() -> None:
     """R23-Lem6.2 (BrownianFilter, pre-check R23-Eq3) and R23-Thm6 (UnifiedFilter, pre-check
     R23-Eq4): the smallest admissible time value is admitted, and a hair less is refused."""
-    for rule in (UnifiedFilter(10, 0, "1e-6"), BrownianFilter(1, "0.05")):
+    for rule in (UnifiedFilter(10, delta="1e-6"), BrownianFilter(1, delta="0.05")):
         state = rule.start()
         _, state = state.spend(BrownianSpend(1, 100, 200))
         t = smallest_time_value(state, 2)
@@ -94,14 +94,14 @@ def test_r23_eq4_smallest_time_value_is_admitted_and_tight() -> None:
         assert state.decide(BrownianSpend(2, t, t)) is Decision.CONTINUE
         assert state.decide(BrownianSpend(2, t * (1 - 1e-12), t)) is Decision.HALT
         # independent value: t = 4 / (2 (rho* - 1/400))
-        rs = _rho_star(float(rule.epsilon), float(rule.delta_double_prime))
+        rs = _rho_star(float(rule.epsilon), float(rule.delta_slack))
         assert abs(t - float(4 / (2 * (rs - mpmath.mpf(1) / 400)))) < 1e-9 * t
 
 
 def test_r23_thm6_zcdp_rounds_agree_with_r23_thm2() -> None:
     rng = np.random.default_rng(3)
-    u = UnifiedFilter(2, "1e-6", "1e-5").start()
-    z = ZCDPFilter(2, "1e-6", "1e-5").start()
+    u = UnifiedFilter(2, delta="1.1e-5", delta_slack="1e-5").start()
+    z = ZCDPFilter(2, delta="1.1e-5", delta_slack="1e-5").start()
     for _ in range(60):
         spend = ApproxZCDP(float(rng.uniform(0, 0.05)), float(rng.choice([0, 1e-7])))
         du, u = u.spend(spend)
@@ -112,7 +112,7 @@ def test_r23_thm6_zcdp_rounds_agree_with_r23_thm2() -> None:
 
 def test_r23_lem6_2_kinds_and_validation() -> None:
     """R23-Lem6.2 (BrownianFilter): only BM stops are accepted; bad stops are rejected."""
-    state = BrownianFilter(1, "0.05").start()
+    state = BrownianFilter(1, delta="0.05").start()
     with pytest.raises(UnsupportedGuaranteeError):
         state.decide(ZCDP("0.01"))
     with pytest.raises(ParameterError):
@@ -121,7 +121,7 @@ def test_r23_lem6_2_kinds_and_validation() -> None:
 
 def test_r23_thm6_fast_bm_path_is_never_looser() -> None:
     rng = np.random.default_rng(9)
-    rule = UnifiedFilter(1, 0, "0.05")
+    rule = UnifiedFilter(1, delta="0.05")
     state = rule.start()
     fast = rule.fast(1)
     for _ in range(200):
@@ -186,7 +186,7 @@ def _chained_bms(
 
 
 def smallest_time_value_fast(rule: UnifiedFilter, spent: np.ndarray) -> np.ndarray:
-    rs = float(_rho_star(float(rule.epsilon), float(rule.delta_double_prime)))
+    rs = float(_rho_star(float(rule.epsilon), float(rule.delta_slack)))
     room = rs - spent
     with np.errstate(divide="ignore"):
         out: np.ndarray = np.where(room > 1e-6, 1 / (2 * np.maximum(room, 1e-6)), np.inf)
@@ -196,7 +196,7 @@ def smallest_time_value_fast(rule: UnifiedFilter, spent: np.ndarray) -> np.ndarr
 @pytest.mark.parametrize("gaussian_rho", [0.0, 0.004])
 def test_r23_thm6_tail_under_stop_at_worst(gaussian_rho: float) -> None:
     rng = np.random.default_rng(11)
-    rule = UnifiedFilter(1, 0, "0.05")
+    rule = UnifiedFilter(1, delta="0.05")
     paths = 4000
     loss = _chained_bms(rule, paths, rng, rounds=4, gaussian_rho=gaussian_rho)
     k = int(np.sum(loss > 1.0))
@@ -212,7 +212,7 @@ def test_r23_thm6_tail_under_stop_at_worst(gaussian_rho: float) -> None:
 )
 def test_r23_thm6_hypothesis_adversaries(mode: str, rounds: int, share: float) -> None:
     # generated adversaries (DESIGN: at most three per claim in the quick profile)
-    rule = UnifiedFilter(1, 0, "0.05")
+    rule = UnifiedFilter(1, delta="0.05")
     run = _filter_experiment(rule, mode, rounds=rounds, gaussian_share=share)
     for under in ("x", "x'"):
         loss = run(1500, np.random.default_rng(rounds * 7 + int(share * 100)), under)
@@ -228,7 +228,7 @@ def test_r23_thm6_never_charges_past_the_budget(
 ) -> None:
     # whatever is requested, the certified bound of what was charged stays <= epsilon,
     # and a refused request leaves the state unchanged
-    rule = UnifiedFilter(1, 0, "0.05")
+    rule = UnifiedFilter(1, delta="0.05")
     state = rule.start()
     for is_bm, t_min, ratio in steps:
         spend = BrownianSpend(1, t_min, t_min * ratio) if is_bm else ZCDP(1 / (2 * t_min))

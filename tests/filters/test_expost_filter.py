@@ -70,7 +70,7 @@ def test_r23_lem5_2_precheck_uses_the_worst_case_and_charges_the_realised_value(
 
 
 def test_r23_lem5_2_delta_lookahead_strict() -> None:
-    state = ExPostFilter("1", "1e-6").start()
+    state = ExPostFilter("1", delta="1e-6").start()
     d, state = state.spend(ExPost("0.1", "4e-7"))
     assert d is Decision.CONTINUE
     assert state.decide(ExPost("0.1", "6e-7")) is Decision.CONTINUE  # equality continues
@@ -167,7 +167,7 @@ def test_r23_thm3_two_ledgers_noninteractive() -> None:
     # P[L > epsilon + epsilon'] <= delta'' is checked from the densities.
     rng = np.random.default_rng(77)
     eps, dpp, eps2 = 1.0, 0.05, 1.0
-    zl = ZCDPFilter(eps, 0, dpp).start()
+    zl = ZCDPFilter(eps, delta=dpp).start()
     xl = ExPostFilter(eps2).start()
     paths = 20_000
     loss = np.zeros(paths)

@@ -44,8 +44,10 @@ pairs = st.lists(
 @given(pairs)
 def test_approx_accumulator_filter_equals_w23(spends: list[tuple[str, str]]) -> None:
     values = [ApproxDP(e, d) for e, d in spends]
-    direct = W23Filter(1, "1e-6", "1e-6")
-    via = AccumulatorFilter(ApproxDPAccumulator("1e-6", "2e-6"), ApproxDP(1, "2e-6"))
+    direct = W23Filter(1, delta="2e-6", delta_slack="1e-6")
+    via = AccumulatorFilter(
+        ApproxDPAccumulator(delta="2e-6", delta_slack="1e-6"), ApproxDP(1, "2e-6")
+    )
     assert decisions(direct, values) == decisions(via, values)
 
 

@@ -45,12 +45,12 @@ def test_counts(eps: str, eps_g: str, delta_g: str, n1: int, n2: int) -> None:
     for num, expected, h_log in ((1, n1, "1/delta"), (2, n2, "2/delta")):
         assert rruv_expr(expected, eps, eps_g, delta_g, num) <= mpmath.mpf(eps_g)
         assert rruv_expr(expected + 1, eps, eps_g, delta_g, num) > mpmath.mpf(eps_g)
-        assert count(RRUV16Filter(eps_g, delta_g, h_log), PureDP(eps)) == expected  # type: ignore[arg-type]
+        assert count(RRUV16Filter(eps_g, delta=delta_g, h_log=h_log), PureDP(eps)) == expected  # type: ignore[arg-type]
 
 
 def test_h_values() -> None:
-    assert abs(RRUV16Filter(1, "1e-6").H - 0.0025814) < 1e-7
-    assert abs(RRUV16Filter(1, "1e-6", "2/delta").H - 0.0024581) < 1e-7
+    assert abs(RRUV16Filter(1, delta="1e-6").H - 0.0025814) < 1e-7
+    assert abs(RRUV16Filter(1, delta="1e-6", h_log="2/delta").H - 0.0024581) < 1e-7
 
 
 def test_never_admits_more_than_w23_with_half_deltas() -> None:
@@ -58,17 +58,18 @@ def test_never_admits_more_than_w23_with_half_deltas() -> None:
     delta_g/2 halts."""
     for eps in ("0.01", "0.05", "0.2"):
         spend = PureDP(eps)
-        assert count(RRUV16Filter(1, "1e-6"), spend) <= count(W23Filter(1, "5e-7", "5e-7"), spend)
+        w23 = W23Filter(1, delta="1e-6", delta_slack="5e-7")
+        assert count(RRUV16Filter(1, delta="1e-6"), spend) <= count(w23, spend)
 
 
 def test_delta_half_budget_and_validation() -> None:
-    state = RRUV16Filter(1, "1e-6").start()
+    state = RRUV16Filter(1, delta="1e-6").start()
     d, state = state.spend(ApproxDP("0.01", "5e-7"))
     assert d is Decision.CONTINUE
     assert state.decide(ApproxDP("0.01", "1e-15")) is Decision.HALT
     with pytest.raises(DeltaRangeError):
-        RRUV16Filter(1, "0.4")
-    x = RRUV16Filter(1, "1e-6").start().max_next()
+        RRUV16Filter(1, delta="0.4")
+    x = RRUV16Filter(1, delta="1e-6").start().max_next()
     assert x is not None
-    assert RRUV16Filter(1, "1e-6").start().decide(PureDP(x)) is Decision.CONTINUE
-    assert RRUV16Filter(1, "1e-6").start().decide(PureDP(x * (1 + 1e-9))) is Decision.HALT
+    assert RRUV16Filter(1, delta="1e-6").start().decide(PureDP(x)) is Decision.CONTINUE
+    assert RRUV16Filter(1, delta="1e-6").start().decide(PureDP(x * (1 + 1e-9))) is Decision.HALT

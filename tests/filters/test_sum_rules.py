@@ -29,7 +29,7 @@ def test_pure_filter_equality_admitted_then_halt() -> None:
 def test_basic_filter_both_budgets_at_equality() -> None:
     """RRUV16-BasicFilter: "sum_{j<=k} epsilon_j > epsilon_g or sum_{j<=k} delta_j > delta_g"
     halts; both budgets are admitted at equality."""
-    state = BasicFilter(1, "1e-6").start()
+    state = BasicFilter(1, delta="1e-6").start()
     d, state = state.spend(ApproxDP("0.5", "5e-7"))
     d, state = state.spend(ApproxDP("0.5", "5e-7"))
     assert d is Decision.CONTINUE and state.spent() == ApproxDP(1, "1e-6")

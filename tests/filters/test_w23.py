@@ -41,7 +41,7 @@ def test_hand_values_issue_6() -> None:
     halted at 1.071304..."""
     assert abs(f_mp("0.03", "1e-6") - mpmath.mpf("0.925456")) < 1e-6
     assert abs(f_mp("0.04", "1e-6") - mpmath.mpf("1.071304")) < 1e-6
-    state = W23Filter(1, "1e-6").start()
+    state = W23Filter(1, delta="1e-6").start()
     for _ in range(3):
         d, state = state.spend(PureDP("0.1"))
         assert d is Decision.CONTINUE
@@ -65,13 +65,13 @@ def test_counts_match_closed_form(eps_m: str, budget: int, delta_prime: str, exp
     while f_mp(mpmath.mpf(n + 1) * mpmath.mpf(eps_m) ** 2, delta_prime) <= budget:
         n += 1
     assert n == expected
-    decisions = run(W23Filter(budget, delta_prime), [PureDP(eps_m)] * (expected + 5))
+    decisions = run(W23Filter(budget, delta=delta_prime), [PureDP(eps_m)] * (expected + 5))
     assert decisions.count(Decision.CONTINUE) == expected
     assert decisions[expected] is Decision.HALT
 
 
 def test_delta_budget_non_strict_at_equality() -> None:
-    rule = W23Filter(10, "1e-6", "2e-6")
+    rule = W23Filter(10, delta="3e-6", delta_slack="1e-6")
     spends = [ApproxDP("0.01", "1e-6")] * 3
     assert run(rule, spends) == [Decision.CONTINUE, Decision.CONTINUE, Decision.HALT]
     # the delta test is independent of epsilon: a zero-epsilon spend still needs delta room
@@ -82,7 +82,7 @@ def test_delta_budget_non_strict_at_equality() -> None:
 
 
 def test_terminal_mode_halts_forever() -> None:
-    state = W23Filter(1, "1e-6").start(terminal=True)
+    state = W23Filter(1, delta="1e-6").start(terminal=True)
     d, state = state.spend(PureDP(2))
     assert d is Decision.HALT and state.halted
     assert state.decide(PureDP(0)) is Decision.HALT
@@ -90,7 +90,7 @@ def test_terminal_mode_halts_forever() -> None:
 
 
 def test_max_next_is_admitted_and_tight() -> None:
-    state = W23Filter(1, "1e-6").start()
+    state = W23Filter(1, delta="1e-6").start()
     for _ in range(2):
         _, state = state.spend(PureDP("0.1"))
     x = state.max_next()
@@ -105,11 +105,11 @@ def test_max_next_is_admitted_and_tight() -> None:
 
 def test_validation() -> None:
     with pytest.raises(DeltaRangeError):
-        W23Filter(1, 0)
+        W23Filter(1, delta=0)
     with pytest.raises(NegativeParameterError):
-        W23Filter(0, "1e-6")
+        W23Filter(0, delta="1e-6")
     with pytest.raises(UnsupportedGuaranteeError):
-        W23Filter(1, "1e-6").start().decide(ZCDP(1))
+        W23Filter(1, delta="1e-6").start().decide(ZCDP(1))
 
 
 def test_printed_h23_thm37_hook_is_private_and_reversible() -> None:
@@ -127,9 +127,9 @@ eps_text = st.decimals(min_value="0", max_value="0.5", places=3).map(str)
 @given(st.lists(eps_text, min_size=1, max_size=25))
 def test_equivalent_to_r23_thm2_with_rho_eps_sq_over_2(spends: list[str]) -> None:
     """W23 filter == R23-Thm2 with rho_m = epsilon_m^2 / 2 and delta' = delta''."""
-    w = run(W23Filter(2, "1e-5"), [PureDP(e) for e in spends])
+    w = run(W23Filter(2, delta="1e-5"), [PureDP(e) for e in spends])
     z = run(
-        ZCDPFilter(2, 0, "1e-5"),
+        ZCDPFilter(2, delta="1e-5"),
         [ZCDP(Fraction(s) ** 2 / 2) for s in spends],
     )
     assert w == z
@@ -147,7 +147,7 @@ def test_printed_form_twin_via_hook() -> None:
     class Printed(W23Filter):
         ACCUMULATOR = PrintedAccumulator
 
-    printed = Printed(1, "1e-6").start()
+    printed = Printed(1, delta="1e-6").start()
     assert printed.decide(PureDP("0.1")) is Decision.HALT  # 0.53 < 1: printed halts
     assert printed.decide(PureDP(2)) is Decision.CONTINUE  # above budget: printed continues
 
@@ -162,6 +162,6 @@ def test_enclosure_straddling_the_budget_halts() -> None:
     lo, hi = exact_lower(ball), exact_upper(ball)
     assert lo < hi
     spends = [PureDP("0.1")] * 3
-    assert run(W23Filter(hi, "1e-6"), spends)[-1] is Decision.CONTINUE
-    assert run(W23Filter((lo + hi) / 2, "1e-6"), spends)[-1] is Decision.HALT
-    assert run(W23Filter(lo, "1e-6"), spends)[-1] is Decision.HALT
+    assert run(W23Filter(hi, delta="1e-6"), spends)[-1] is Decision.CONTINUE
+    assert run(W23Filter((lo + hi) / 2, delta="1e-6"), spends)[-1] is Decision.HALT
+    assert run(W23Filter(lo, delta="1e-6"), spends)[-1] is Decision.HALT

@@ -16,7 +16,7 @@ mpmath.mp.dps = 50
 def test_r23_stop_at_2_706_reconstruction_number() -> None:
     """R23 section 7: the rule stops at a sum of squared privacy parameters of roughly
     2.705 for epsilon = 10, delta'' = 1e-6: 2 rho* = 2.706 within 1e-3."""
-    state = ZCDPFilter(10, 0, "1e-6").start()
+    state = ZCDPFilter(10, delta="1e-6").start()
     x = state.max_next()
     assert x is not None
     assert abs(2 * x - 2.706) < 1e-3
@@ -27,7 +27,7 @@ def test_r23_stop_at_2_706_reconstruction_number() -> None:
 
 
 def test_lookahead_and_conclusion() -> None:
-    rule = ZCDPFilter(1, "1e-6", "1e-6")
+    rule = ZCDPFilter(1, delta="2e-6", delta_slack="1e-6")
     state = rule.start()
     d, state = state.spend(ApproxZCDP("0.01", "1e-6"))
     assert d is Decision.CONTINUE
@@ -35,11 +35,12 @@ def test_lookahead_and_conclusion() -> None:
     assert state.decide(ApproxZCDP(0, "1e-12")) is Decision.HALT
     assert state.decide(ZCDP(0)) is Decision.CONTINUE  # equality admitted (strict <)
     spent = state.spent()
-    assert isinstance(spent, ApproxDP) and spent.delta == rule.delta + rule.delta_double_prime
+    assert isinstance(spent, ApproxDP) and spent.delta == rule.delta
+    assert rule.delta == rule.delta_budget + rule.delta_slack
 
 
 def test_epsilon_part_against_mpmath() -> None:
-    rule = ZCDPFilter(1, 0, "1e-6")
+    rule = ZCDPFilter(1, delta="1e-6")
     state = rule.start()
     n = 0
     while True:
@@ -57,15 +58,16 @@ def test_epsilon_part_against_mpmath() -> None:
 
 
 def test_pure_and_approx_spends_enter_as_eps_sq_over_2() -> None:
-    s1 = ZCDPFilter(1, "1e-6", "1e-6").start().spend(ApproxDP("0.2", "1e-7"))[1]
-    s2 = ZCDPFilter(1, "1e-6", "1e-6").start().spend(ApproxZCDP("0.02", "1e-7"))[1]
+    rule = ZCDPFilter(1, delta="2e-6", delta_slack="1e-6")
+    s1 = rule.start().spend(ApproxDP("0.2", "1e-7"))[1]
+    s2 = rule.start().spend(ApproxZCDP("0.02", "1e-7"))[1]
     assert s1.sums == s2.sums
-    assert ZCDPFilter(2, 0, "1e-6").start().spend(PureDP("0.2"))[1].sums[0] == ZCDP("0.02").rho
+    assert ZCDPFilter(2, delta="1e-6").start().spend(PureDP("0.2"))[1].sums[0] == ZCDP("0.02").rho
 
 
 def test_validation() -> None:
     with pytest.raises(DeltaRangeError):
-        ZCDPFilter(1, 0, 0)  # delta'' > 0 required
+        ZCDPFilter(1, delta=0)  # delta'' > 0 required
 
 
 def test_zcdp_sum_non_strict_at_equality() -> None:

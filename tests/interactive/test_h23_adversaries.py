@@ -100,7 +100,7 @@ def test_refuse_and_continue_never_overspends(tokens: list[tuple[object, ...]],
     """W23 filter (H23-ThmB.3, lifted by H23-Cor3.5), refuse-and-continue: the
     admitted parameters always satisfy the rule; a refused launch releases nothing (the
     next query index j of a refused launch is invalid)."""
-    rule = W23Filter("2", "1e-6", "0.01")
+    rule = W23Filter("2", delta="0.010001", delta_slack="1e-6")
     adv = ScriptedAdversary(tuple(_to_message(t, "0.001") for t in tokens))
     view = interact(adv, FiltCon(rule, terminal=False), (0, 1, 1), np.random.default_rng(seed))
     state = rule.start()
@@ -126,7 +126,7 @@ def test_refuse_and_continue_never_overspends(tokens: list[tuple[object, ...]],
 @given(REQUESTS, st.integers(0, 2**20), st.booleans())
 def test_odometer_privacy_loss_equals_accumulator(tokens: list[tuple[object, ...]],
                                                   seed: int, w23: bool) -> None:
-    acc = ApproxDPAccumulator("1e-6", "0.5") if w23 else BasicAccumulator()
+    acc = ApproxDPAccumulator(delta="0.5", delta_slack="1e-6") if w23 else BasicAccumulator()
     adv = ScriptedAdversary(tuple(_to_message(t, "0.001") for t in tokens))
     view = interact(adv, OdomCon(acc), (1, 0, 1), np.random.default_rng(seed))
     launched: list[Spend] = []

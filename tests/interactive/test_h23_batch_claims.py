@@ -70,7 +70,7 @@ def test_pure_mode_w23_admissions() -> None:
     from adaptive_dp.verify.claims.interactive import PureLaunchAllThenQuery
 
     rng = np.random.default_rng(8)
-    out = BatchConcurrentFilter(W23Filter(2, "0.05", 0), 150, "epsilon").run(
+    out = BatchConcurrentFilter(W23Filter(2, delta="0.05"), 150, "epsilon").run(
         PureLaunchAllThenQuery(), 100, rng)
     c = 2 * mp.log(20)
     k = max(n for n in range(151)

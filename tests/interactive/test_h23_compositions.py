@@ -115,7 +115,7 @@ def test_alg3_launch_accepted_iff_rule_admits() -> None:
 
 
 def test_alg3_equality_admitted_exact_decimals() -> None:
-    g = FiltCon(BasicFilter("1", "0.1"), terminal=False)
+    g = FiltCon(BasicFilter("1", delta="0.1"), terminal=False)
     rng = _rng()
     t, _ = g.step((0,), LAMBDA, rng)
     t, a = g.step(t, Launch(RR, ApproxDP("1.1", "0.05")), rng)

@@ -52,15 +52,15 @@ from adaptive_dp.odometers.accumulators import (
 
 def test_liftings_check_the_measure() -> None:
     assert isinstance(concurrent_approx_filter(PureDPFilter(1)), FiltCon)
-    assert isinstance(concurrent_approx_filter(W23Filter(1, "1e-6")), FiltCon)
-    acc_filter = AccumulatorFilter(ApproxDPAccumulator("1e-6", "1e-5"), PureDP(1))
+    assert isinstance(concurrent_approx_filter(W23Filter(1, delta="1e-6")), FiltCon)
+    acc_filter = AccumulatorFilter(ApproxDPAccumulator(delta="1e-5", delta_slack="1e-6"), PureDP(1))
     assert isinstance(concurrent_approx_filter(acc_filter), FiltCon)
     assert isinstance(concurrent_fdp_filter(GDPFilter(1)), FiltCon)
-    assert isinstance(concurrent_fdp_filter(BasicFilter(1, "0.1")), FiltCon)
+    assert isinstance(concurrent_fdp_filter(BasicFilter(1, delta="0.1")), FiltCon)
     with pytest.raises(UnsupportedGuaranteeError):
         concurrent_approx_filter(GDPFilter(1))  # GDP is f-DP, not an (eps, delta) rule
     with pytest.raises(UnsupportedGuaranteeError):
-        concurrent_fdp_filter(ZCDPFilter(1, 0, "1e-6"))  # approximate zCDP: open (H23 sec. 4)
+        concurrent_fdp_filter(ZCDPFilter(1, delta="1e-6"))  # approximate zCDP: open (H23 sec. 4)
     with pytest.raises(UnsupportedGuaranteeError):
         concurrent_fdp_filter(AccumulatorFilter(ZCDPAccumulator(), ZCDP(1)))
     with pytest.raises(UnsupportedGuaranteeError):
@@ -164,7 +164,7 @@ def test_thm410_zcdp_filter_exact_grid() -> None:
 def test_cor35_w23_filter_exact() -> None:
     """H23-Cor3.5 with the W23 filter (H23-ThmB.3, delta' = 0.1, budget 3.3: two of the
     three children fit): exact views within (3.3, 0.1), and not within (1.5, 0)."""
-    rule = W23Filter("3.3", "0.1", 0)
+    rule = W23Filter("3.3", delta="0.1")
     children = [(RandomizedResponseIM("0.7", 1), PureDP("0.85")),
                 (RandomizedResponseIM("0.6", 2), PureDP("0.82")),
                 (RandomizedResponseIM("0.75", 1), PureDP("1.1"))]
@@ -184,7 +184,7 @@ def test_thm34_fdp_view_exact() -> None:
     children = [(RandomizedResponseIM("0.7", 1), PureDP("0.85")),
                 (RandomizedResponseIM("0.6", 2), PureDP("0.82")),
                 (RandomizedResponseIM("0.75", 1), PureDP("1.1"))]
-    f = concurrent_fdp_filter(W23Filter("3.3", "0.1", 0))
+    f = concurrent_fdp_filter(W23Filter("3.3", delta="0.1"))
     advs = _adversaries(children)
     assert is_d_dp(FDPMeasure(), f, advs, [((0,), (1,))], f_eps_delta(3.3, 0.1))
     assert not is_d_dp(FDPMeasure(), f, advs, [((0,), (1,))], f_eps_delta(1.5, 0.0))

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 from adaptive_dp.errors import ParameterError
+from adaptive_dp.filters.expost import ExPostFilter
+from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP
 from adaptive_dp.guarantees.expost import ExPost
 from adaptive_dp.interactive.concurrent import Query
@@ -80,15 +82,22 @@ def _zcdp_param() -> ZCDP:
     return ZCDP(eps * eps / 2)
 
 
+def _zcdp(epsilon: str) -> ZCDPFilter:
+    """R23-Thm2 with the paper's delta = delta'' = 0.01."""
+    return ZCDPFilter(epsilon, delta="0.02", delta_slack="0.01")
+
+
 def test_validation_and_conclusion() -> None:
     with pytest.raises(ParameterError):
-        R23MixedFilter(1, 0, "1e-6", 1, "0.01")
-    f = R23MixedFilter("2", "0.01", "0.001", "1.5", "0.02")
+        R23MixedFilter(ZCDPFilter(1, delta="1e-6"), ExPostFilter(1, delta="0.01"))
+    f = R23MixedFilter(
+        ZCDPFilter("2", delta="0.011", delta_slack="0.001"), ExPostFilter("1.5", delta="0.02")
+    )
     assert f.guarantee == ApproxDP("3.5", "0.031")
 
 
 def test_routing_and_realised_charges() -> None:
-    f = R23MixedFilter("3", "0.01", "0.01", "1.2", "0.01", terminal=False)
+    f = R23MixedFilter(_zcdp("3"), ExPostFilter("1.2", delta="0.01"), terminal=False)
     rng = np.random.default_rng(4)
     s, _ = f.step((1,), LAMBDA, rng)
     s, a = f.step(s, Launch(EP, EP.guarantee), rng)  # worst case ln 3 = 1.099 <= 1.2
@@ -111,7 +120,7 @@ def test_routing_and_realised_charges() -> None:
 
 def test_terminal_min_rule() -> None:
     """N = min(N_zCDP, N_post): the first refusal of either ledger halts everything."""
-    f = R23MixedFilter("3", "0.01", "0.01", "0.5", "0.01", terminal=True)
+    f = R23MixedFilter(_zcdp("3"), ExPostFilter("0.5", delta="0.01"), terminal=True)
     rng = np.random.default_rng(5)
     s, _ = f.step((0,), LAMBDA, rng)
     s, a = f.step(s, Launch(RR, _zcdp_param()), rng)
@@ -123,7 +132,7 @@ def test_terminal_min_rule() -> None:
 
 def test_zcdp_ledger_condition() -> None:
     """R23-Thm2's test on the zCDP side: admit iff 2 sqrt(log(1/delta'') R) + R <= eps."""
-    f = R23MixedFilter("1", "0.01", "0.01", "1", "0.01", terminal=False)
+    f = R23MixedFilter(_zcdp("1"), ExPostFilter("1", delta="0.01"), terminal=False)
     rng = np.random.default_rng(6)
     s, _ = f.step((0,), LAMBDA, rng)
     rho = _zcdp_param().rho
@@ -141,7 +150,7 @@ def test_zcdp_ledger_condition() -> None:
 def test_exact_view_within_reconstructed_conclusion() -> None:
     """Exact: an interleaving adversary's view is within (eps + eps', delta + delta'' +
     delta') and its loss really uses both systems (not within eps alone)."""
-    f = R23MixedFilter("3", "0.01", "0.01", "1.2", "0.01", terminal=False)
+    f = R23MixedFilter(_zcdp("3"), ExPostFilter("1.2", delta="0.01"), terminal=False)
     script = (Launch(RR, _zcdp_param()), Launch(EP, EP.guarantee), Query(1, 0),
               Launch(EP, EP.guarantee), Query(1, 0))
     adv = ScriptedAdversary(script)

@@ -39,7 +39,7 @@ def test_zcdp_and_rdp_sums() -> None:
 
 
 def test_h23_thm38_reading_and_exhaustion() -> None:
-    acc = ApproxDPAccumulator("1e-6", "2e-6")
+    acc = ApproxDPAccumulator(delta="2e-6", delta_slack="1e-6")
     s = acc.start()
     for _ in range(3):
         s = s.add(PureDP("0.1"))
@@ -53,12 +53,12 @@ def test_h23_thm38_reading_and_exhaustion() -> None:
     s = s.add(ApproxDP(0, "1e-18"))
     assert s.reading() is EXHAUSTED
     with pytest.raises(DeltaRangeError):
-        ApproxDPAccumulator("1e-6", "1e-7")
+        ApproxDPAccumulator(delta="1e-7", delta_slack="1e-6")
 
 
 @given(st.lists(st.decimals("0", "1", places=3).map(str), max_size=30))
 def test_readings_non_decreasing(spends: list[str]) -> None:
-    s = ApproxDPAccumulator("1e-6", "1e-6").start()
+    s = ApproxDPAccumulator(delta="1e-6").start()
     last = 0.0
     for e in spends:
         s = s.add(PureDP(e))

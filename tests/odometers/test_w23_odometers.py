@@ -50,10 +50,10 @@ def mixture(v: mpmath.mpf, rho: str, dp: str, sides: str) -> mpmath.mpf:
 def test_readings_against_mpmath_and_notes(n: int) -> None:
     v, m = n * M("0.01"), M("0.01")
     odos = {
-        "poster": W23StitchedOdometer("1e-5"),
-        "exact": W23StitchedOdometer("1e-5", form="exact"),
-        "one": W23MixtureOdometer("1e-5", 1),
-        "two": W23MixtureOdometer("1e-5", "0.037974", sides="two"),
+        "poster": W23StitchedOdometer(delta="1e-5"),
+        "exact": W23StitchedOdometer(delta="1e-5", form="exact"),
+        "one": W23MixtureOdometer(delta="1e-5", rho=1),
+        "two": W23MixtureOdometer(delta="1e-5", rho="0.037974", sides="two"),
     }
     oracle = {
         "poster": stitched_poster(v, m, "1e-5"),
@@ -74,7 +74,7 @@ def test_readings_against_mpmath_and_notes(n: int) -> None:
 
 
 def test_cutoff_non_strict() -> None:
-    odo = W23StitchedOdometer("1e-5", "2e-6")
+    odo = W23StitchedOdometer(delta="1.2e-5", delta_slack="1e-5")
     s = odo.start().spend(ProbabilisticDP("0.1", "1e-6")).spend(ProbabilisticDP("0.1", "1e-6"))
     assert math.isfinite(s.reading())
     # Delta_n enters the drift
@@ -104,10 +104,10 @@ eps_lists = st.lists(st.floats(0, 0.5, allow_subnormal=False), min_size=1, max_s
 @given(eps_lists, st.sampled_from(["poster", "exact", "one", "two"]))
 def test_monotone_and_fast_path_above(epsilons: list[float], key: str) -> None:
     odo = {
-        "poster": W23StitchedOdometer(1e-3),
-        "exact": W23StitchedOdometer(1e-3, form="exact", eta="1.5", s=2),
-        "one": W23MixtureOdometer(1e-3, 0.3),
-        "two": W23MixtureOdometer(1e-3, 0.3, sides="two"),
+        "poster": W23StitchedOdometer(delta=1e-3),
+        "exact": W23StitchedOdometer(delta=1e-3, form="exact", eta="1.5", s=2),
+        "one": W23MixtureOdometer(delta=1e-3, rho=0.3),
+        "two": W23MixtureOdometer(delta=1e-3, rho=0.3, sides="two"),
     }[key]
     s = odo.start()
     f = odo.fast(1)
@@ -132,15 +132,15 @@ def test_private_hooks_reproduce_the_printed_forms() -> None:
         def _drift(self, v: object, d: object) -> arb:
             return arb(0)
 
-    s = PrintedStitched("1e-5").start()
+    s = PrintedStitched(delta="1e-5").start()
     for _ in range(100):
         s = s.spend(PureDP("0.1"))
     assert abs(s.reading() - 5.6750) < 1e-4
 
     class PrintedMixture(W23MixtureOdometer):
         def _level(self) -> Fraction:
-            return self.delta_prime + self.delta_double_prime
+            return self.delta
 
-    m = PrintedMixture("1e-5", 1, "1e-5").start().spend(PureDP("0.1"))
-    ok = W23MixtureOdometer("1e-5", 1, "1e-5").start().spend(PureDP("0.1"))
+    m = PrintedMixture(delta="2e-5", rho=1, delta_slack="1e-5").start().spend(PureDP("0.1"))
+    ok = W23MixtureOdometer(delta="2e-5", rho=1, delta_slack="1e-5").start().spend(PureDP("0.1"))
     assert m.reading() < ok.reading()

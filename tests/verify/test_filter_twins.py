@@ -130,10 +130,10 @@ def test_valid_rules_refuse_what_their_twins_admit() -> None:
 
     d = Fraction(1, 20)
     assert admitted(PureDPFilter(1).start(), [PureDP(0.5)] * 4) == 2
-    assert admitted(BasicFilter(2, d).start(), [PureDP(1.0)] * 3) == 2
-    for rule in (W23Filter(2, d, 0), RRUV16Filter(2, d)):
+    assert admitted(BasicFilter(2, delta=d).start(), [PureDP(1.0)] * 3) == 2
+    for rule in (W23Filter(2, delta=d), RRUV16Filter(2, delta=d)):
         assert admitted(rule.start(), [PureDP(3.0)]) == 0
-    assert admitted(ZCDPFilter(2, 0, d).start(), [ZCDP(Fraction(9, 2))]) == 0
+    assert admitted(ZCDPFilter(2, delta=d).start(), [ZCDP(Fraction(9, 2))]) == 0
     assert admitted(RDPFilter(4, 1).start(), [RDP(4, 18)]) == 0
     assert admitted(GDPFilter(Fraction(3, 2)).start(), [GDP(3.0)]) == 0
 
@@ -141,7 +141,7 @@ def test_valid_rules_refuse_what_their_twins_admit() -> None:
 def test_printed_reversed_filter_halts_on_small_requests_and_admits_overruns() -> None:
     # H23-Thm3.7-Printed: it continues exactly when the bound has reached the budget, so
     # it is not a valid filter; it is caught only where a request overruns the budget
-    printed = PrintedReversedFilter(2, Fraction(1, 20), 0).start()
+    printed = PrintedReversedFilter(2, delta=Fraction(1, 20)).start()
     assert not printed.decide(PureDP(0.1))
     assert printed.decide(PureDP(3.0))
     # the boundary: V with sqrt(2 log(20) V) + V/2 = 2 is V* = (sqrt(2c + 4) - sqrt(2c))^2
@@ -179,7 +179,7 @@ def _identity(kind: np.ndarray, param: np.ndarray) -> np.ndarray:
 @given(capped((0, 2), 1.0, 12))
 def test_generated_adversaries_hold_through_the_w23_filter(adversary: object) -> None:
     # H23-ThmB.3: any pure-DP adversary (its overruns refused) stays (2, 0.05)-DP
-    rule = FastRule(W23Filter(2, Fraction(1, 20), 0), _identity)
+    rule = FastRule(W23Filter(2, delta=Fraction(1, 20)), _identity)
     setup = Setup(Quantity.HOCKEY_STICK, 2.0, 0.05, AdversaryExperiment(adversary, rule),
                   samples_for(Quantity.HOCKEY_STICK, 0.05))
     assert evaluate(setup, 0, "generated-w23", repr(adversary)).verdict is Verdict.HOLDS

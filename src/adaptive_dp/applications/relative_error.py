@@ -175,11 +175,11 @@ class Settings:
 
     def zcdp_filter(self) -> ZCDPFilter:
         """R23-Thm2 filter of the doubling method: (epsilon, 0, delta'' = delta)."""
-        return ZCDPFilter(self.epsilon, 0, self.delta)
+        return ZCDPFilter(self.epsilon, delta=self.delta)
 
     def unified_filter(self) -> UnifiedFilter:
         """R23-Thm6 filter of the Brownian method: (epsilon, 0, delta'' = delta)."""
-        return UnifiedFilter(self.epsilon, 0, self.delta)
+        return UnifiedFilter(self.epsilon, delta=self.delta)
 
 
 @dataclass(frozen=True, slots=True)

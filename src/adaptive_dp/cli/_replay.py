@@ -1,8 +1,8 @@
 """The replay loop shared by ``filter``, ``odometer`` and ``expost filter``: read
 interchange lines, check each spend against the ledger's support (a query, before
-anything is charged), step the ledger, write one record per line; plus the one delta
-split of the command line (``--delta`` the total, ``--delta-slack`` its slack part) and
-the output of ``--json FILE``."""
+anything is charged), step the ledger, write one record per line; plus the delta flags
+of the command line (``--delta`` the total, ``--delta-slack`` its slack part) and the
+output of ``--json FILE``."""
 
 from __future__ import annotations
 
@@ -16,23 +16,19 @@ from adaptive_dp.cli import UsageError
 from adaptive_dp.guarantees.spends import Spend, kind_of
 from adaptive_dp.interchange import read_spends
 from adaptive_dp.ledger import Ledger
-from adaptive_dp.numerics import exact, format_exact
 
-__all__ = ["Record", "delta_split", "output", "replay"]
+__all__ = ["Record", "delta_flags", "output", "replay"]
 
 Record = dict[str, object]
 
 
-def delta_split(args: argparse.Namespace, what: str) -> tuple[str, str]:
-    """(slack, rest) of ``--delta``: the slack is ``--delta-slack`` (default: all of
-    ``--delta``), the rest ``--delta`` minus it, as exact decimal text."""
+def delta_flags(args: argparse.Namespace, what: str) -> tuple[str, str | None]:
+    """``--delta`` (the total target delta, required) and ``--delta-slack`` (its slack
+    part, default all of it): the kernel's ``delta`` and ``delta_slack`` keywords, which
+    every constructor splits the same way (``numerics.exact_delta_split``)."""
     if args.delta is None:
         raise UsageError(f"{what} needs --delta")
-    slack = args.delta_slack if args.delta_slack is not None else args.delta
-    rest = exact(args.delta, "delta") - exact(slack, "delta_slack")
-    if rest < 0:
-        raise UsageError("--delta-slack must not exceed --delta")
-    return slack, format_exact(rest)
+    return args.delta, args.delta_slack
 
 
 @contextmanager

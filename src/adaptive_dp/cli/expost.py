@@ -17,7 +17,7 @@ import json
 import sys
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.cli._replay import Record, delta_split, replay
+from adaptive_dp.cli._replay import Record, replay
 from adaptive_dp.cli.filter import decision_record
 from adaptive_dp.evalues.boundaries import (
     Boundary,
@@ -80,14 +80,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _boundary(args: argparse.Namespace) -> Boundary:
     if args.boundary == "mixture":
-        return NormalMixtureBoundary(args.mixture_rho, args.delta)
+        return NormalMixtureBoundary(args.mixture_rho, delta=args.delta)
     if args.boundary == "linear":
         if args.form != "w22":
             raise UsageError("--boundary linear is for --form w22")
-        return VilleBoundary(2 * exact(args.linear_slope, "linear_slope"), args.delta)
+        return VilleBoundary(2 * exact(args.linear_slope, "linear_slope"), delta=args.delta)
     if args.form == "w22":
         raise UsageError("--boundary stitched is for --form r23")
-    return StitchedBoundary(args.stitch_v_min, args.delta, args.stitch_eta)
+    return StitchedBoundary(args.stitch_v_min, delta=args.delta, eta=args.stitch_eta)
 
 
 def _bound(args: argparse.Namespace) -> int:
@@ -123,11 +123,10 @@ def _bound(args: argparse.Namespace) -> int:
 
 def _rule(args: argparse.Namespace) -> Rule:
     if args.rule == "expost":
-        return ExPostFilter(args.epsilon, args.delta)
+        return ExPostFilter(args.epsilon, delta=args.delta)
     if args.rule == "brownian":
-        return BrownianFilter(args.epsilon, args.delta)
-    slack, rest = delta_split(args, "rule 'unified'")
-    return UnifiedFilter(args.epsilon, rest, slack)
+        return BrownianFilter(args.epsilon, delta=args.delta)
+    return UnifiedFilter(args.epsilon, delta=args.delta, delta_slack=args.delta_slack)
 
 
 def _filter(args: argparse.Namespace) -> int:

@@ -43,8 +43,8 @@ def odometer_curves(
     epsilon: Fraction, steps: int, delta_prime: Fraction, rho: Fraction | float
 ) -> dict[str, list[float]]:
     """The certified curves of the figure, indexed by label (n = 1..steps)."""
-    stitched = W23StitchedOdometer(delta_prime)
-    mixture = W23MixtureOdometer(delta_prime, rho)
+    stitched = W23StitchedOdometer(delta=delta_prime)
+    mixture = W23MixtureOdometer(delta=delta_prime, rho=rho)
     fixed_n = W23Bound(delta_prime)
     s, m = stitched.start(), mixture.start()
     out: dict[str, list[float]] = {

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.cli._replay import Record, delta_split, output, replay
+from adaptive_dp.cli._replay import Record, delta_flags, output, replay
 from adaptive_dp.filters.base import Decision, FilterState, Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
@@ -41,19 +41,19 @@ def _need(args: argparse.Namespace, *names: str) -> None:
 
 def _w23(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    slack, rest = delta_split(args, f"rule {args.rule!r}")
-    return W23Filter(args.epsilon, slack, rest)
+    delta, slack = delta_flags(args, f"rule {args.rule!r}")
+    return W23Filter(args.epsilon, delta=delta, delta_slack=slack)
 
 
 def _zcdp(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    slack, rest = delta_split(args, f"rule {args.rule!r}")
-    return ZCDPFilter(args.epsilon, rest, slack)
+    delta, slack = delta_flags(args, f"rule {args.rule!r}")
+    return ZCDPFilter(args.epsilon, delta=delta, delta_slack=slack)
 
 
 def _basic(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    return BasicFilter(args.epsilon, args.delta if args.delta is not None else 0)
+    return BasicFilter(args.epsilon, delta=args.delta if args.delta is not None else 0)
 
 
 def _pure(args: argparse.Namespace) -> Rule:
@@ -78,23 +78,23 @@ def _gdp(args: argparse.Namespace) -> Rule:
 
 def _rruv16(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon", "delta")
-    return RRUV16Filter(args.epsilon, args.delta, args.h_log)
+    return RRUV16Filter(args.epsilon, delta=args.delta, h_log=args.h_log)
 
 
 def _expost(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    return ExPostFilter(args.epsilon, args.delta if args.delta is not None else 0)
+    return ExPostFilter(args.epsilon, delta=args.delta if args.delta is not None else 0)
 
 
 def _brownian(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon", "delta")
-    return BrownianFilter(args.epsilon, args.delta)
+    return BrownianFilter(args.epsilon, delta=args.delta)
 
 
 def _unified(args: argparse.Namespace) -> Rule:
     _need(args, "epsilon")
-    slack, rest = delta_split(args, f"rule {args.rule!r}")
-    return UnifiedFilter(args.epsilon, rest, slack)
+    delta, slack = delta_flags(args, f"rule {args.rule!r}")
+    return UnifiedFilter(args.epsilon, delta=delta, delta_slack=slack)
 
 
 RULES: dict[str, Callable[[argparse.Namespace], Rule]] = {

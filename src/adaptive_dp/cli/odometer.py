@@ -9,7 +9,7 @@ import sys
 from typing import TextIO
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.cli._replay import Record, delta_split, output, replay
+from adaptive_dp.cli._replay import Record, delta_flags, output, replay
 from adaptive_dp.cli.filter import guarantee_fields
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.ledger import Ledger
@@ -58,18 +58,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _odometer(args: argparse.Namespace) -> W23StitchedOdometer | W23MixtureOdometer:
-    slack, rest = delta_split(args, f"kind {args.kind!r}")
+    delta, slack = delta_flags(args, f"kind {args.kind!r}")
     if args.kind == "w23-stitched":
         return W23StitchedOdometer(
-            slack, rest, eta=args.stitch_eta, s=args.stitch_s, form=args.stitch_form
+            delta=delta, delta_slack=slack, eta=args.stitch_eta, s=args.stitch_s,
+            form=args.stitch_form,
         )
     if args.mixture_rho is not None:
         rho: ExactLike = args.mixture_rho
     elif args.mixture_v_star is not None:
-        rho = mixture_rho_for(float(args.mixture_v_star), float(slack), args.sides)
+        level = float(slack if slack is not None else delta)
+        rho = mixture_rho_for(float(args.mixture_v_star), level, args.sides)
     else:
         raise UsageError("w23-mixture needs --mixture-rho or --mixture-v-star")
-    return W23MixtureOdometer(slack, rho, rest, sides=args.sides)
+    return W23MixtureOdometer(delta=delta, rho=rho, delta_slack=slack, sides=args.sides)
 
 
 def _accumulator(args: argparse.Namespace) -> Accumulator:
@@ -81,8 +83,8 @@ def _accumulator(args: argparse.Namespace) -> Accumulator:
         if args.alpha is None:
             raise UsageError("kind 'rdp' needs --alpha")
         return RDPAccumulator(args.alpha)
-    slack, _ = delta_split(args, f"kind {args.kind!r}")
-    return ApproxDPAccumulator(slack, args.delta)
+    delta, slack = delta_flags(args, f"kind {args.kind!r}")
+    return ApproxDPAccumulator(delta=delta, delta_slack=slack)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -74,7 +74,7 @@ class VilleBoundary:
     delta: Fraction
     _float: tuple[float, float] = field(init=False, repr=False, compare=False)
 
-    def __init__(self, lam: ExactLike, delta: ExactLike) -> None:
+    def __init__(self, lam: ExactLike, *, delta: ExactLike) -> None:
         object.__setattr__(self, "lam", exact_positive(lam, "lam"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta", allow_zero=False))
         lam_, d = self.lam, self.delta
@@ -107,7 +107,7 @@ class NormalMixtureBoundary:
     _float: tuple[float, float, float] = field(init=False, repr=False, compare=False)
 
     def __init__(
-        self, rho: ExactLike, delta: ExactLike, sides: Literal["one", "two"] = "two"
+        self, rho: ExactLike, *, delta: ExactLike, sides: Literal["one", "two"] = "two"
     ) -> None:
         object.__setattr__(self, "rho", exact_positive(rho, "rho"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta", allow_zero=False))
@@ -156,8 +156,8 @@ class HowardStitching:
 
     def __init__(
         self,
-        delta: ExactLike,
         *,
+        delta: ExactLike,
         eta: ExactLike = 2,
         s: ExactLike = "1.4",
         form: Literal["poster", "exact"] = "poster",
@@ -228,7 +228,7 @@ class StitchedBoundary:
     _float: tuple[float, float] = field(init=False, repr=False, compare=False)
 
     def __init__(
-        self, v_min: ExactLike, delta: ExactLike, eta: ExactLike = 2, s: ExactLike = "1.4"
+        self, v_min: ExactLike, *, delta: ExactLike, eta: ExactLike = 2, s: ExactLike = "1.4"
     ) -> None:
         object.__setattr__(self, "v_min", exact_positive(v_min, "v_min"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta", allow_zero=False))

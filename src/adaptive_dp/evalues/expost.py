@@ -130,7 +130,7 @@ def single_bm_expost_mixture(
     "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho) log(sqrt((T + rho)/rho)/delta))",
     rho fixed in advance."""
     return single_bm_expost(
-        sensitivity, t_stop, NormalMixtureBoundary(mixture_rho, delta), t_grid
+        sensitivity, t_stop, NormalMixtureBoundary(mixture_rho, delta=delta), t_grid
     )
 
 
@@ -145,7 +145,7 @@ def single_bm_expost_linear(
     log(1/delta)/(2a) (Ville with lambda = 2a), "E(T) = Delta^2/(2T) + Delta a +
     Delta log(1/delta)/(2 a T)", a > 0 fixed in advance."""
     a = exact_positive(slope, "slope")
-    return single_bm_expost(sensitivity, t_stop, VilleBoundary(2 * a, delta), t_grid)
+    return single_bm_expost(sensitivity, t_stop, VilleBoundary(2 * a, delta=delta), t_grid)
 
 
 def single_bm_expost_float(

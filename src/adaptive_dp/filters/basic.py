@@ -81,7 +81,7 @@ class BasicFilter(AccumulatorFilter):
 
     SPEC = "CS2080-BasicComp"
 
-    def __init__(self, epsilon: ExactLike, delta: ExactLike = 0) -> None:
+    def __init__(self, epsilon: ExactLike, *, delta: ExactLike = 0) -> None:
         AccumulatorFilter.__init__(self, BasicAccumulator(), ApproxDP(epsilon, delta))
 
     @property

@@ -112,8 +112,8 @@ class BrownianFilter(UnifiedFilter):
 
     SPEC = "R23-Lem6.2"
 
-    def __init__(self, epsilon: ExactLike, delta: ExactLike) -> None:
-        UnifiedFilter.__init__(self, epsilon, 0, delta)
+    def __init__(self, epsilon: ExactLike, *, delta: ExactLike) -> None:
+        UnifiedFilter.__init__(self, epsilon, delta=delta)
 
     def _charge(self, spend: Spend) -> Sums | None:
         if not isinstance(spend, BrownianSpend):

@@ -77,7 +77,7 @@ class ExPostFilter(Rule):
     N_SUMS = 3  # realised E sum, delta sum, cumulative look-ahead excess (max E - E)
     MEASURE = Measure.EXPOST
 
-    def __init__(self, epsilon: ExactLike, delta: ExactLike = 0) -> None:
+    def __init__(self, epsilon: ExactLike, *, delta: ExactLike = 0) -> None:
         object.__setattr__(self, "epsilon", exact_positive(epsilon, "epsilon"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta"))
         object.__setattr__(self, "_fast", (round_down(self.epsilon), round_down(self.delta)))

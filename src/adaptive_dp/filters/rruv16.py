@@ -58,8 +58,8 @@ class RRUV16Filter(Rule):
     sum of certified rational upper bounds.
     """
 
-    epsilon_g: Fraction
-    delta_g: Fraction
+    epsilon: Fraction
+    delta: Fraction
     h_log: HLog
     _fast: tuple[float, float, float, float, float] = field(repr=False, compare=False)
     SPEC = "RRUV16-Filter"
@@ -67,27 +67,28 @@ class RRUV16Filter(Rule):
     MEASURE = Measure.APPROX
 
     def __init__(
-        self, epsilon_g: ExactLike, delta_g: ExactLike, h_log: HLog = "1/delta"
+        self, epsilon: ExactLike, *, delta: ExactLike, h_log: HLog = "1/delta"
     ) -> None:
-        object.__setattr__(self, "epsilon_g", exact_positive(epsilon_g, "epsilon_g"))
-        dg = exact_delta(delta_g, "delta_g", allow_zero=False)
+        """``epsilon`` and ``delta`` are the paper's epsilon_g and delta_g."""
+        object.__setattr__(self, "epsilon", exact_positive(epsilon, "epsilon"))
+        dg = exact_delta(delta, "delta", allow_zero=False)
         if dg >= Fraction(367879441171442, 10**15):  # 1/e rounded down
-            raise DeltaRangeError("delta_g", delta_g, "0 < delta_g < 1/e")
-        object.__setattr__(self, "delta_g", dg)
+            raise DeltaRangeError("delta", delta, "0 < delta < 1/e")
+        object.__setattr__(self, "delta", dg)
         if h_log not in ("1/delta", "2/delta"):
             raise DeltaRangeError("h_log", h_log, "'1/delta' or '2/delta'")
         object.__setattr__(self, "h_log", h_log)
         h_ball = enclose(self._h)
         c = ball_upper(enclose(lambda: (arb(2) / arb_of(dg)).log()))
         object.__setattr__(self, "_fast", (
-            ball_lower(h_ball), ball_upper(h_ball), c, round_down(self.epsilon_g),
+            ball_lower(h_ball), ball_upper(h_ball), c, round_down(self.epsilon),
             round_down(dg / 2),
         ))
 
     def _h(self) -> arb:
         num = 1 if self.h_log == "1/delta" else 2
-        return arb_of(self.epsilon_g) ** 2 / (
-            arb(2804) / 100 * (arb(num) / arb_of(self.delta_g)).log()
+        return arb_of(self.epsilon) ** 2 / (
+            arb(2804) / 100 * (arb(num) / arb_of(self.delta)).log()
         )
 
     @property
@@ -100,7 +101,7 @@ class RRUV16Filter(Rule):
         return (eps * eps, rruv16_drift_upper(eps), delta)
 
     def _bound(self, sums: Sums) -> arb:
-        v, drift, dg = sums[0], sums[1], self.delta_g
+        v, drift, dg = sums[0], sums[1], self.delta
 
         def evaluate() -> arb:
             h = self._h()
@@ -113,12 +114,12 @@ class RRUV16Filter(Rule):
         return enclose(evaluate)
 
     def _admits(self, sums: Sums) -> bool:
-        if sums[2] > self.delta_g / 2:
+        if sums[2] > self.delta / 2:
             return False
-        return exact_upper(self._bound(sums)) <= self.epsilon_g
+        return exact_upper(self._bound(sums)) <= self.epsilon
 
     def _max_next(self, sums: Sums, next_delta: Fraction) -> float | None:
-        if sums[2] + next_delta > self.delta_g / 2:
+        if sums[2] + next_delta > self.delta / 2:
             return None
 
         def admitted(x: float) -> float:
@@ -127,14 +128,14 @@ class RRUV16Filter(Rule):
 
         if admitted(0.0) > 0:
             return None
-        return bisect_increasing(admitted, 0.0, float(self.epsilon_g), 0.5, iterations=80)
+        return bisect_increasing(admitted, 0.0, float(self.epsilon), 0.5, iterations=80)
 
     def _spent(self, sums: Sums) -> Guarantee:
-        return ApproxDP(ball_upper(self._bound(sums)), self.delta_g)
+        return ApproxDP(ball_upper(self._bound(sums)), self.delta)
 
     def _remaining(self, sums: Sums) -> float:
         bound = self._bound(sums)
-        eg = self.epsilon_g
+        eg = self.epsilon
         return ball_lower(enclose(lambda: arb_of(eg) - bound))
 
     def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:

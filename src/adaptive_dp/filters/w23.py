@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
 
-from adaptive_dp.errors import DeltaRangeError
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.guarantees.definitions import ApproxDP
-from adaptive_dp.numerics import ExactLike, exact_delta, exact_positive
+from adaptive_dp.numerics import ExactLike, exact_delta_split, exact_positive
 from adaptive_dp.odometers.accumulators import ApproxDPAccumulator
 
 __all__ = ["W23Filter"]
@@ -42,14 +41,15 @@ class W23Filter(AccumulatorFilter):
     ACCUMULATOR: ClassVar[type[ApproxDPAccumulator]] = ApproxDPAccumulator
 
     def __init__(
-        self, epsilon: ExactLike, delta_prime: ExactLike, delta_double_prime: ExactLike = 0
+        self, epsilon: ExactLike, *, delta: ExactLike, delta_slack: ExactLike | None = None
     ) -> None:
+        """``delta`` is the conclusion's delta = delta' + delta''; ``delta_slack`` is
+        delta' (default: all of ``delta``), and delta'' = delta - delta_slack caps the
+        sum of the mechanisms' deltas (``delta_budget``)."""
         eps = exact_positive(epsilon, "epsilon")
-        dp = exact_delta(delta_prime, "delta_prime", allow_zero=False)
-        dpp = exact_delta(delta_double_prime, "delta_double_prime")
-        if dp + dpp >= 1:
-            raise DeltaRangeError("delta_prime + delta_double_prime", dp + dpp, "< 1")
-        AccumulatorFilter.__init__(self, self.ACCUMULATOR(dp, dp + dpp), ApproxDP(eps, dp + dpp))
+        total, slack = exact_delta_split(delta, delta_slack)
+        accumulator = self.ACCUMULATOR(delta=total, delta_slack=slack)
+        AccumulatorFilter.__init__(self, accumulator, ApproxDP(eps, total))
 
     @property
     def epsilon(self) -> Fraction:
@@ -62,13 +62,13 @@ class W23Filter(AccumulatorFilter):
         return self._params[1]
 
     @property
-    def delta_prime(self) -> Fraction:
+    def delta_slack(self) -> Fraction:
         """delta', the level of the concentration bound."""
-        return self.delta - self.delta_double_prime
-
-    @property
-    def delta_double_prime(self) -> Fraction:
-        """delta'', the budget of the sum of the mechanisms' deltas."""
         acc = self.accumulator
         assert isinstance(acc, ApproxDPAccumulator)
-        return acc.delta - acc.delta_prime
+        return acc.delta_slack
+
+    @property
+    def delta_budget(self) -> Fraction:
+        """delta'' = delta - delta', the budget of the sum of the mechanisms' deltas."""
+        return self.delta - self.delta_slack

@@ -19,7 +19,7 @@ from adaptive_dp.numerics import (
     ball_lower,
     ball_upper,
     enclose,
-    exact_delta,
+    exact_delta_split,
     exact_positive,
     exact_upper,
     round_down,
@@ -48,7 +48,8 @@ class ZCDPFilter(Rule):
 
     epsilon: Fraction
     delta: Fraction
-    delta_double_prime: Fraction
+    delta_slack: Fraction
+    delta_budget: Fraction = field(repr=False, compare=False)
     bound: BunSteinkeBound = field(repr=False, compare=False)
     _fast: tuple[float, float, float] = field(repr=False, compare=False)
     SPEC = "R23-Thm2"
@@ -56,26 +57,30 @@ class ZCDPFilter(Rule):
     MEASURE = Measure.APPROX_ZCDP
 
     def __init__(
-        self, epsilon: ExactLike, delta: ExactLike, delta_double_prime: ExactLike
+        self, epsilon: ExactLike, *, delta: ExactLike, delta_slack: ExactLike | None = None
     ) -> None:
+        """``delta`` is the conclusion's delta + delta''; ``delta_slack`` is delta''
+        (default: all of ``delta``), and the paper's delta = delta - delta_slack caps the
+        sum of the mechanisms' deltas (``delta_budget``)."""
         object.__setattr__(self, "epsilon", exact_positive(epsilon, "epsilon"))
-        object.__setattr__(self, "delta", exact_delta(delta, "delta"))
-        dpp = exact_delta(delta_double_prime, "delta_double_prime", allow_zero=False)
-        object.__setattr__(self, "delta_double_prime", dpp)
-        object.__setattr__(self, "bound", BunSteinkeBound(dpp))
+        total, slack = exact_delta_split(delta, delta_slack)
+        object.__setattr__(self, "delta", total)
+        object.__setattr__(self, "delta_slack", slack)
+        object.__setattr__(self, "delta_budget", total - slack)
+        object.__setattr__(self, "bound", BunSteinkeBound(slack))
         eps = self.epsilon
         rho_star = ball_lower(self.bound.room(eps))
         object.__setattr__(
-            self, "_fast", (round_down(eps), round_down(self.delta), rho_star)
+            self, "_fast", (round_down(eps), round_down(self.delta_budget), rho_star)
         )
 
     def _admits(self, sums: Sums) -> bool:
-        if sums[1] > self.delta:
+        if sums[1] > self.delta_budget:
             return False
         return exact_upper(self.bound.ball(sums[0])) <= self.epsilon
 
     def _max_next(self, sums: Sums, next_delta: Fraction) -> float | None:
-        if sums[1] + next_delta > self.delta:
+        if sums[1] + next_delta > self.delta_budget:
             return None
         eps, r = self.epsilon, sums[0]
         low = ball_lower(enclose(lambda: self.bound.room(eps) - arb_of(r)))
@@ -83,7 +88,7 @@ class ZCDPFilter(Rule):
 
     def _spent(self, sums: Sums) -> Guarantee:
         epsilon = ball_upper(self.bound.ball(sums[0]))
-        return ApproxDP(epsilon, self.delta + self.delta_double_prime)
+        return ApproxDP(epsilon, self.delta)
 
     def _remaining(self, sums: Sums) -> float:
         bound = self.bound.ball(sums[0])

@@ -42,7 +42,6 @@ from adaptive_dp.guarantees.expost import ExPost
 from adaptive_dp.interactive.concurrent import ChildCall, Composite, Query
 from adaptive_dp.interactive.filtered import HALTED, FiltCon
 from adaptive_dp.interactive.mechanism import LAMBDA, Launch, Refusal, Transition
-from adaptive_dp.numerics import ExactLike, exact
 
 __all__ = ["ExPostMechanism", "ExPostSystem", "R23MixedFilter"]
 
@@ -125,27 +124,25 @@ class R23MixedFilter(Composite):
     terminal: bool
 
     def __init__(
-        self,
-        epsilon: ExactLike,
-        delta: ExactLike,
-        delta_double_prime: ExactLike,
-        epsilon_prime: ExactLike,
-        delta_prime: ExactLike,
-        *,
-        terminal: bool = True,
+        self, zcdp_rule: ZCDPFilter, expost_rule: ExPostFilter, *, terminal: bool = True
     ) -> None:
-        for name, value in (("delta", delta), ("delta_prime", delta_prime)):
-            if exact(value, name) <= 0:
+        """The two systems' rules: R23-Thm2's (its delta_budget is the paper's delta, its
+        delta_slack delta'') and R23-Lem5.2's (epsilon', delta')."""
+        for name, value in (
+            ("zcdp_rule.delta_budget", zcdp_rule.delta_budget),
+            ("expost_rule.delta", expost_rule.delta),
+        ):
+            if value <= 0:
                 raise ParameterError(name, value, "> 0 (R23-Thm3: all five parameters > 0)")
-        object.__setattr__(self, "zcdp_rule", ZCDPFilter(epsilon, delta, delta_double_prime))
-        object.__setattr__(self, "expost_rule", ExPostFilter(epsilon_prime, delta_prime))
+        object.__setattr__(self, "zcdp_rule", zcdp_rule)
+        object.__setattr__(self, "expost_rule", expost_rule)
         object.__setattr__(self, "terminal", terminal)
 
     @property
     def guarantee(self) -> ApproxDP:
         """(epsilon + epsilon', delta + delta'' + delta')-DP: the reconstruction [D]."""
         z, e = self.zcdp_rule, self.expost_rule
-        return ApproxDP(z.epsilon + e.epsilon, z.delta + z.delta_double_prime + e.delta)
+        return ApproxDP(z.epsilon + e.epsilon, z.delta + e.delta)
 
     def _systems(self) -> tuple[FiltCon, ExPostSystem]:
         return FiltCon(self.zcdp_rule, None, terminal=False), ExPostSystem(self.expost_rule)

@@ -24,6 +24,7 @@ __all__ = [
     "ExactLike",
     "exact",
     "exact_delta",
+    "exact_delta_split",
     "exact_nonnegative",
     "exact_positive",
     "format_exact",
@@ -84,6 +85,23 @@ def exact_delta(value: object, name: str = "delta", *, allow_zero: bool = True) 
     if x >= 1 or x < 0 or (x == 0 and not allow_zero):
         raise DeltaRangeError(name, value, "0 <= delta < 1" if allow_zero else "0 < delta < 1")
     return x
+
+
+def exact_delta_split(
+    delta: object, delta_slack: object | None = None, *, slack_zero: bool = False
+) -> tuple[Fraction, Fraction]:
+    """(delta, delta_slack): a total delta in [0, 1) and its slack part, 0 < slack <=
+    delta (0 <= slack with ``slack_zero``); the slack defaults to the whole delta. The
+    rest, delta - delta_slack, is what the spends' own deltas may use."""
+    total = exact_delta(delta, "delta")
+    slack = total if delta_slack is None else exact_delta(delta_slack, "delta_slack")
+    if slack > total or (slack == 0 and not slack_zero):
+        low = "0 <=" if slack_zero else "0 <"
+        raise DeltaRangeError(
+            "delta_slack", delta_slack if delta_slack is not None else delta,
+            f"{low} delta_slack <= delta = {format_exact(total)}",
+        )
+    return total, slack
 
 
 def format_exact(x: Fraction) -> str:

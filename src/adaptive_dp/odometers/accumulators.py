@@ -18,7 +18,7 @@ from abc import abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from adaptive_dp.errors import DeltaRangeError, OrderError, UnsupportedGuaranteeError
+from adaptive_dp.errors import OrderError, UnsupportedGuaranteeError
 from adaptive_dp.guarantees.bounds import W23Bound
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, Guarantee, PureDP
 from adaptive_dp.guarantees.lattice import Measure
@@ -31,7 +31,7 @@ from adaptive_dp.numerics import (
     ball_upper,
     enclose,
     exact,
-    exact_delta,
+    exact_delta_split,
     exact_upper,
     round_down,
     sqrt_down,
@@ -248,21 +248,20 @@ class ApproxDPAccumulator(Accumulator):
     (inf, inf) is EXHAUSTED. The bound is :class:`~adaptive_dp.guarantees.bounds.W23Bound`.
     """
 
-    delta_prime: Fraction
     delta: Fraction
+    delta_slack: Fraction
     bound: W23Bound = field(repr=False, compare=False)
     SPEC = "H23-Thm3.8"
     N_SUMS = 2
     MEASURE = Measure.APPROX
 
-    def __init__(self, delta_prime: ExactLike, delta: ExactLike) -> None:
-        dp = exact_delta(delta_prime, "delta_prime", allow_zero=False)
-        d = exact_delta(delta, "delta")
-        if d < dp:
-            raise DeltaRangeError("delta", delta, f"delta >= delta_prime = {dp}")
-        object.__setattr__(self, "delta_prime", dp)
-        object.__setattr__(self, "delta", d)
-        object.__setattr__(self, "bound", W23Bound(dp))
+    def __init__(self, *, delta: ExactLike, delta_slack: ExactLike | None = None) -> None:
+        """``delta`` is the target delta = delta' + delta''; ``delta_slack`` is delta'
+        (default: all of ``delta``)."""
+        total, slack = exact_delta_split(delta, delta_slack)
+        object.__setattr__(self, "delta", total)
+        object.__setattr__(self, "delta_slack", slack)
+        object.__setattr__(self, "bound", W23Bound(slack))
 
     def _increments(self, params: Sums) -> Sums:
         return (params[0] * params[0], params[1])
@@ -271,7 +270,7 @@ class ApproxDPAccumulator(Accumulator):
         return (mul_up(primary, primary), delta)
 
     def _reading(self, sums: Sums) -> Guarantee | Exhausted:
-        if self.delta_prime + sums[1] > self.delta:
+        if self.delta_slack + sums[1] > self.delta:
             return EXHAUSTED
         return ApproxDP(ball_upper(self.bound.ball(sums[0])), self.delta)
 
@@ -284,20 +283,20 @@ class ApproxDPAccumulator(Accumulator):
         return exact_upper(self.bound.ball(v)) <= epsilon
 
     def _within(self, sums: Sums, budget: Sums) -> bool:
-        if self.delta_prime + sums[1] > self.delta or self.delta > budget[1]:
+        if self.delta_slack + sums[1] > self.delta or self.delta > budget[1]:
             return False
         return self._epsilon_ok(sums[0], budget[0])
 
     def _fast_budget(self, budget: Sums) -> tuple[float, ...]:
         fits = self.delta <= budget[1]
-        return (round_down(budget[0]), round_down(self.delta - self.delta_prime) if fits else -1.0)
+        return (round_down(budget[0]), round_down(self.delta - self.delta_slack) if fits else -1.0)
 
     def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
         return both(self.bound.upper(sums[0]) <= budget[0], sums[1] <= budget[1])
 
     def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
         # V* solves bound(V*) = epsilon; the next epsilon is at most sqrt(V* - V)
-        if self.delta_prime + sums[1] + next_delta > self.delta or self.delta > budget[1]:
+        if self.delta_slack + sums[1] + next_delta > self.delta or self.delta > budget[1]:
             return -1.0
         v, eps = sums[0], budget[0]
         low = ball_lower(enclose(lambda: self.bound.room(eps) - arb_of(v)))

@@ -31,12 +31,18 @@ import numpy as np
 from flint import arb
 from numpy.typing import ArrayLike
 
-from adaptive_dp.errors import DeltaRangeError
 from adaptive_dp.evalues.boundaries import HowardStitching, NormalMixtureBoundary
 from adaptive_dp.guarantees.lattice import Measure
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally
-from adaptive_dp.numerics import ExactLike, arb_of, ball_upper, enclose, exact_delta, round_down
+from adaptive_dp.numerics import (
+    ExactLike,
+    arb_of,
+    ball_upper,
+    enclose,
+    exact_delta_split,
+    round_down,
+)
 from adaptive_dp.numerics.floats import (
     BoolArray,
     FloatArray,
@@ -78,8 +84,9 @@ class _Odometer(Ledger):
     __slots__ = ()
     N_SUMS = 3
     MEASURE = Measure.PDP
-    delta_prime: Fraction
-    delta_double_prime: Fraction
+    delta: Fraction
+    delta_slack: Fraction
+    delta_budget: Fraction
 
     def _increments(self, params: Sums) -> Sums:
         sq = params[0] * params[0]
@@ -98,9 +105,9 @@ class _Odometer(Ledger):
         return (add_up(sums[0], inc[0]), add_up(sums[1], inc[1]), start)
 
     def _level(self) -> Fraction:
-        """The level of the concentration boundary: delta' (private hook; the printed P9
-        uses the total delta)."""
-        return self.delta_prime
+        """The level of the concentration boundary: delta' = ``delta_slack`` (private hook;
+        the printed P9 uses the total delta)."""
+        return self.delta_slack
 
     def _drift(self, v: Fraction, d: Fraction) -> arb:
         """The drift bound 1/2 V_n + Delta_n (private hook; the printed forms drop it)."""
@@ -125,7 +132,7 @@ class _Odometer(Ledger):
         return FastOdometerState(self, FastTally.zero(self.N_SUMS, paths), none)
 
     def _reading(self, v: Fraction, d: Fraction, start: Fraction) -> float:
-        if d > self.delta_double_prime:
+        if d > self.delta_budget:
             return math.inf
         if v == 0:
             return ball_upper(enclose(lambda: self._drift(v, d)))
@@ -181,19 +188,16 @@ class FastOdometerState:
         with np.errstate(divide="ignore", invalid="ignore"):
             g = np.where(v > 0, o._fast_boundary(v, np.where(start > 0, start, 1.0)), 0.0)
         u = np.asarray(inflate_up(o._fast_drift(v, delta) + g))
-        cut = (delta > round_down(o.delta_double_prime)) | self.invalid
+        cut = (delta > round_down(o.delta_budget)) | self.invalid
         out: FloatArray = np.where(cut, np.inf, u)
         return out
 
 
-def _validate_deltas(
-    delta_prime: ExactLike, delta_double_prime: ExactLike
-) -> tuple[Fraction, Fraction]:
-    dp = exact_delta(delta_prime, "delta_prime", allow_zero=False)
-    dpp = exact_delta(delta_double_prime, "delta_double_prime")
-    if dp + dpp >= 1:
-        raise DeltaRangeError("delta_prime + delta_double_prime", dp + dpp, "< 1")
-    return dp, dpp
+def _set_deltas(odometer: _Odometer, delta: ExactLike, delta_slack: ExactLike | None) -> None:
+    total, slack = exact_delta_split(delta, delta_slack)
+    object.__setattr__(odometer, "delta", total)
+    object.__setattr__(odometer, "delta_slack", slack)
+    object.__setattr__(odometer, "delta_budget", total - slack)
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -210,8 +214,9 @@ class W23StitchedOdometer(_Odometer):
     boundary is :class:`~adaptive_dp.evalues.boundaries.HowardStitching` at level delta'.
     """
 
-    delta_prime: Fraction
-    delta_double_prime: Fraction
+    delta: Fraction
+    delta_slack: Fraction
+    delta_budget: Fraction = field(repr=False, compare=False)
     eta: Fraction
     s: Fraction
     form: Literal["poster", "exact"]
@@ -220,17 +225,18 @@ class W23StitchedOdometer(_Odometer):
 
     def __init__(
         self,
-        delta_prime: ExactLike,
-        delta_double_prime: ExactLike = 0,
         *,
+        delta: ExactLike,
+        delta_slack: ExactLike | None = None,
         eta: ExactLike = 2,
         s: ExactLike = "1.4",
         form: Literal["poster", "exact"] = "poster",
     ) -> None:
-        dp, dpp = _validate_deltas(delta_prime, delta_double_prime)
-        object.__setattr__(self, "delta_prime", dp)
-        object.__setattr__(self, "delta_double_prime", dpp)
-        boundary = HowardStitching(self._level(), eta=eta, s=s, form=form)
+        """``delta`` = delta' + delta'' bounds the crossing probability; ``delta_slack``
+        is delta' (default: all of ``delta``), and delta'' = delta - delta_slack caps the
+        sum of the spends' deltas (``delta_budget``)."""
+        _set_deltas(self, delta, delta_slack)
+        boundary = HowardStitching(delta=self._level(), eta=eta, s=s, form=form)
         object.__setattr__(self, "eta", boundary.eta)
         object.__setattr__(self, "s", boundary.s)
         object.__setattr__(self, "form", boundary.form)
@@ -256,8 +262,9 @@ class W23MixtureOdometer(_Odometer):
     is :class:`~adaptive_dp.evalues.boundaries.NormalMixtureBoundary` at level delta'.
     """
 
-    delta_prime: Fraction
-    delta_double_prime: Fraction
+    delta: Fraction
+    delta_slack: Fraction
+    delta_budget: Fraction = field(repr=False, compare=False)
     rho: Fraction
     sides: Literal["one", "two"]
     boundary: NormalMixtureBoundary = field(repr=False, compare=False)
@@ -265,16 +272,17 @@ class W23MixtureOdometer(_Odometer):
 
     def __init__(
         self,
-        delta_prime: ExactLike,
-        rho: ExactLike,
-        delta_double_prime: ExactLike = 0,
         *,
+        delta: ExactLike,
+        rho: ExactLike,
+        delta_slack: ExactLike | None = None,
         sides: Literal["one", "two"] = "one",
     ) -> None:
-        dp, dpp = _validate_deltas(delta_prime, delta_double_prime)
-        object.__setattr__(self, "delta_prime", dp)
-        object.__setattr__(self, "delta_double_prime", dpp)
-        boundary = NormalMixtureBoundary(rho, self._level(), sides)
+        """``delta`` = delta' + delta'' bounds the crossing probability; ``delta_slack``
+        is delta' (default: all of ``delta``); ``rho`` is the mixture parameter, fixed in
+        advance."""
+        _set_deltas(self, delta, delta_slack)
+        boundary = NormalMixtureBoundary(rho, delta=self._level(), sides=sides)
         object.__setattr__(self, "rho", boundary.rho)
         object.__setattr__(self, "sides", boundary.sides)
         object.__setattr__(self, "boundary", boundary)

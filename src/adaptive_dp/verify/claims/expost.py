@@ -207,19 +207,19 @@ def _filter_experiment(
 
 
 def _tail_setup(rule: UnifiedFilter, experiment: Experiment, note: str) -> Setup:
-    delta = float(rule.delta_double_prime)
+    delta = float(rule.delta_slack)
     return Setup(Quantity.TAIL, float(rule.epsilon), delta, experiment,
                  samples_for(Quantity.TAIL, delta), note=note)
 
 
 def _thm6(profile: str, mode: str) -> Setup:
-    rule = UnifiedFilter(1, 0, profile_delta(profile, 0.05))
+    rule = UnifiedFilter(1, delta=profile_delta(profile, 0.05))
     exp = _filter_experiment(rule, mode, rounds=6, gaussian_share=1 / 8)
     return _tail_setup(rule, exp, f"unified filter eps=1, 6 rounds BM+Gaussian, mode={mode}")
 
 
 def _lem62(profile: str, mode: str) -> Setup:
-    rule = BrownianFilter(1, profile_delta(profile, 0.05))
+    rule = BrownianFilter(1, delta=profile_delta(profile, 0.05))
     exp = _filter_experiment(rule, mode, rounds=6, gaussian_share=0.0)
     return _tail_setup(rule, exp, f"BM filter eps=1, 6 BM rounds, mode={mode}")
 
@@ -317,7 +317,7 @@ def _crossing_setup(delta: float, experiment: Experiment,
 
 def _thm5(profile: str) -> Setup:
     delta = profile_delta(profile, 0.05)
-    boundary = NormalMixtureBoundary(2, delta)
+    boundary = NormalMixtureBoundary(2, delta=delta)
     return _crossing_setup(
         delta, _crossing_experiment(4, lambda v: brownian_expost_float(v, boundary),
                                     (20.0, 0.2, 40)),
@@ -328,7 +328,7 @@ def _w22(profile: str) -> Setup:
     delta = profile_delta(profile, 0.05)
     return _crossing_setup(
         delta, _crossing_experiment(
-            1, lambda v: single_bm_expost_float(1.0, 1 / v, NormalMixtureBoundary(2, delta)),
+            1, lambda v: single_bm_expost_float(1.0, 1 / v, NormalMixtureBoundary(2, delta=delta)),
             (1e3, 1e-3, 200)),
         "one BM, grid 1e3..1e-3, stop when the loss exceeds the W22 bound (rho = 2)")
 
@@ -433,7 +433,7 @@ def _two_ledgers_experiment(ledgers: Callable[[], tuple[ZCDPFilter, ExPostFilter
 
 def _thm3(profile: str) -> Setup:
     dpp = profile_delta(profile, 0.05)
-    run = _two_ledgers_experiment(lambda: (ZCDPFilter(1, 0, dpp), ExPostFilter(1)),
+    run = _two_ledgers_experiment(lambda: (ZCDPFilter(1, delta=dpp), ExPostFilter(1)),
                                   Fraction(1, 10))
     return Setup(Quantity.TAIL, 2.0, dpp, run, samples_for(Quantity.TAIL, dpp),
                  note="Gaussian rounds rho=0.01 (R23-Thm2 ledger, eps=1) and Laplace "
@@ -459,14 +459,14 @@ def _thm3_twin(profile: str) -> Setup:
 def _unified_twins() -> tuple[Twin, ...]:
     return (
         Twin("precheck-removed", "pre-check removed",
-             lambda p: _twin_precheck(PrecheckRemovedUnified(1, 0, "0.05"),
+             lambda p: _twin_precheck(PrecheckRemovedUnified(1, delta="0.05"),
                                       "BM grids to 1/20 of the admissible time value"),
              "R23-Eq4"),
         Twin("first-time-charged", "first instead of last time value charged",
-             lambda p: _twin_first(FirstTimeChargedUnified(1, 0, "0.05"),
+             lambda p: _twin_first(FirstTimeChargedUnified(1, delta="0.05"),
                                    "10 BMs never stopping early, charged at t_first")),
         Twin("lookahead-dropped", "look-ahead dropped",
-             lambda p: _twin_lookahead(LookaheadDroppedUnified(1, 0, "0.05"),
+             lambda p: _twin_lookahead(LookaheadDroppedUnified(1, delta="0.05"),
                                        "one Gaussian request of 10 rho*"), "R23-Thm2"),
     )
 
@@ -474,11 +474,11 @@ def _unified_twins() -> tuple[Twin, ...]:
 def _brownian_twins() -> tuple[Twin, ...]:
     return (
         Twin("precheck-removed", "pre-check removed",
-             lambda p: _twin_precheck(PrecheckRemovedBrownian(1, "0.05"),
+             lambda p: _twin_precheck(PrecheckRemovedBrownian(1, delta="0.05"),
                                       "BM grids to 1/20 of the admissible time value"),
              "R23-Eq3"),
         Twin("first-time-charged", "first instead of last time value charged",
-             lambda p: _twin_first(FirstTimeChargedBrownian(1, "0.05"),
+             lambda p: _twin_first(FirstTimeChargedBrownian(1, delta="0.05"),
                                    "10 BMs never stopping early, charged at t_first")),
     )
 

@@ -25,21 +25,23 @@ full 1e-3.
   must refuse), or releases of 0.3 until L > 1/2. Twin ``lookahead-dropped`` (4 requests
   of RR eps = 1/2: 3 admitted, P[L = 3/2] = 0.24).
 - ``RRUV16-BasicFilter/budget-hugging``, ``/stop-at-worst``: the basic approximate
-  filter ``BasicFilter(2, delta)`` (CS2080-BasicComp read as a continuation rule, the
-  catalogue's RRUV16-BasicFilter); the stop-at-worst adversary switches to
+  filter ``BasicFilter(2, delta=delta)`` (CS2080-BasicComp read as a continuation rule,
+  the catalogue's RRUV16-BasicFilter); the stop-at-worst adversary switches to
   Gaussian releases of mu = 1/2 charged (1, delta_{1/2}(1)) (EXT-DRS19, certified).
   Twin ``lookahead-dropped`` (3 requests of RR eps = 1: true delta at 2 is 0.247).
 - ``H23-ThmB.3/budget-hugging``, ``/stop-at-worst``, ``/generated-random``: the W23 filter
-  ``W23Filter(2, delta', 0)``, requests hugging 1.2 V* in sum epsilon_m^2 (V* the largest
-  admissible), or of 0.15 until L > 1. Twins ``printed-reversed`` (H23-Thm3.7-Printed)
-  and ``lookahead-dropped``: one request of RR eps = 3 (true delta at 2: 0.602).
+  ``W23Filter(2, delta=delta')`` (all of it slack), requests hugging 1.2 V* in sum
+  epsilon_m^2 (V* the largest admissible), or of 0.15 until L > 1. Twins
+  ``printed-reversed`` (H23-Thm3.7-Printed) and ``lookahead-dropped``: one request of RR
+  eps = 3 (true delta at 2: 0.602).
 - ``R23-Thm2/budget-hugging``, ``/stop-at-worst``, ``/generated-random``:
-  ``ZCDPFilter(2, 0, delta'')``, Gaussian/Laplace/RR requests entering as rho =
-  param^2/2; claimed (2, delta''). Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
+  ``ZCDPFilter(2, delta=delta'')`` (all of it slack), Gaussian/Laplace/RR requests
+  entering as rho = param^2/2; claimed (2, delta''). Twin ``lookahead-dropped`` (one
+  Gaussian of mu = 3).
 - ``H23-Thm4.6/budget-hugging``, ``/stop-at-worst``: ``RDPFilter(4, 1)``, Gaussian/RR
   requests entering as 2 param^2; claimed: RDP(4, 1) converted by EXT-BBGHS20 at delta.
   Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
-- ``RRUV16-Filter/budget-hugging``, ``/stop-at-worst``: ``RRUV16Filter(2, delta_g)``
+- ``RRUV16-Filter/budget-hugging``, ``/stop-at-worst``: ``RRUV16Filter(2, delta=delta_g)``
   (H with log(1/delta_g), the default). Twin ``lookahead-dropped`` (one RR of eps = 3).
 - ``EXT-ST22/budget-hugging``, ``/stop-at-worst``, ``/generated-random``:
   ``GDPFilter(3/2)``; claimed delta_{3/2}(eps) at eps = 2 / 21/4 (EXT-DRS19). Twin
@@ -244,26 +246,26 @@ _BASIC_GAUSS = GaussianCharge(0.5, 1.0)
 
 def _basic_hugging(profile: str) -> Setup:
     delta = _quick(profile)
-    rule = FastRule(BasicFilter(_BASIC_EPS, delta), _epsilon)
+    rule = FastRule(BasicFilter(_BASIC_EPS, delta=delta), _epsilon)
     return _hockey(2.0, float(delta), BudgetHugging(_PURE, 2.5, 10, "epsilon", 0.15, 0.4),
-                   rule, f"BasicFilter(2, {float(delta)}): RR/Laplace requests hugging 2.5 "
+                   rule, f"BasicFilter(2, delta={float(delta)}): RR/Laplace requests hugging 2.5 "
                    "(the rule refuses the overrun)")
 
 
 def _basic_stop(profile: str) -> Setup:
     delta = _quick(profile)
     g = _BASIC_GAUSS
-    rule = FastRule(BasicFilter(_BASIC_EPS, delta), g.primary, g.delta)
+    rule = FastRule(BasicFilter(_BASIC_EPS, delta=delta), g.primary, g.delta)
     return _hockey(2.0, float(delta),
                    StopAtWorst((RANDOMIZED_RESPONSE, GAUSSIAN), 0.5, 8, 1.0), rule,
-                   f"BasicFilter(2, {float(delta)}): RR eps=1/2 while L <= 0, Gaussian "
+                   f"BasicFilter(2, delta={float(delta)}): RR eps=1/2 while L <= 0, Gaussian "
                    "mu=1/2 charged (1, delta_mu(1)) while L > 0, stop when L > 1")
 
 
 def _basic_twin(profile: str) -> Setup:
-    rule = certified_rule(LookaheadDroppedBasic(_BASIC_EPS, Fraction(1, 20)), _pure_spend)
+    rule = certified_rule(LookaheadDroppedBasic(_BASIC_EPS, delta=Fraction(1, 20)), _pure_spend)
     return _hockey(2.0, 0.05, Constant((RANDOMIZED_RESPONSE,), 1.0, 3), rule,
-                   "look-ahead dropped, BasicFilter(2, 0.05), 3 requests of RR eps=1 "
+                   "look-ahead dropped, BasicFilter(2, delta=0.05), 3 requests of RR eps=1 "
                    "(all admitted)")
 
 
@@ -280,9 +282,9 @@ def _max_sq(rule: Rule) -> float:
 def _w23(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
     def build(profile: str) -> Setup:
         delta = _quick(profile)
-        w23 = W23Filter(_W23_EPS, delta, 0)
+        w23 = W23Filter(_W23_EPS, delta=delta)
         return _hockey(2.0, float(delta), adversary_of(_max_sq(w23)), FastRule(w23, _epsilon),
-                       f"W23Filter(2, delta'={float(delta)}, 0): {what}")
+                       f"W23Filter(2, delta={float(delta)}): {what}")
     return build
 
 
@@ -292,13 +294,13 @@ def _one_big_rr(rule: Rule, note: str) -> Setup:
 
 
 def _w23_printed(profile: str) -> Setup:
-    return _one_big_rr(PrintedReversedFilter(_W23_EPS, Fraction(1, 20), 0),
+    return _one_big_rr(PrintedReversedFilter(_W23_EPS, delta=Fraction(1, 20)),
                        "printed H23-Thm3.7 (reversed), eps=2, delta'=0.05: one request of "
                        "RR eps=3 (admitted: its bound exceeds the budget)")
 
 
 def _w23_lookahead(profile: str) -> Setup:
-    return _one_big_rr(LookaheadDroppedW23(_W23_EPS, Fraction(1, 20), 0),
+    return _one_big_rr(LookaheadDroppedW23(_W23_EPS, delta=Fraction(1, 20)),
                        "look-ahead dropped, W23 eps=2, delta'=0.05: one request of RR eps=3")
 
 
@@ -309,10 +311,10 @@ _ZF_EPS = Fraction(2)
 def _zf(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
     def build(profile: str) -> Setup:
         delta = _quick(profile)
-        zf = ZCDPFilter(_ZF_EPS, 0, delta)
+        zf = ZCDPFilter(_ZF_EPS, delta=delta)
         mu2 = 2 * (zf.start().max_next() or 0.0)
         return _hockey(2.0, float(delta), adversary_of(mu2), FastRule(zf, _rho),
-                       f"ZCDPFilter(2, 0, delta''={float(delta)}), rho = param^2/2: {what}")
+                       f"ZCDPFilter(2, delta={float(delta)}), rho = param^2/2: {what}")
     return build
 
 
@@ -323,8 +325,8 @@ def _one_big_gaussian(rule: Rule, spend: SpendOf, epsilon: float, claimed: float
 
 
 def _zf_twin(profile: str) -> Setup:
-    return _one_big_gaussian(LookaheadDroppedZCDP(_ZF_EPS, 0, Fraction(1, 20)), _zcdp_spend,
-                             2.0, 0.05, 3.0, "look-ahead dropped, ZCDPFilter(2, 0, 0.05): one "
+    return _one_big_gaussian(LookaheadDroppedZCDP(_ZF_EPS, delta=Fraction(1, 20)), _zcdp_spend,
+                             2.0, 0.05, 3.0, "look-ahead dropped, ZCDPFilter(2, delta=0.05): one "
                              "Gaussian request of mu=3 (rho=9/2)")
 
 
@@ -374,15 +376,15 @@ _RRUV16_EPS = Fraction(2)
 def _rruv16(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
     def build(profile: str) -> Setup:
         delta = _quick(profile)
-        rule = RRUV16Filter(_RRUV16_EPS, delta)
+        rule = RRUV16Filter(_RRUV16_EPS, delta=delta)
         return _hockey(2.0, float(delta), adversary_of(_max_sq(rule)), FastRule(rule, _epsilon),
-                       f"RRUV16Filter(2, delta_g={float(delta)}), H with log(1/delta_g): {what}")
+                       f"RRUV16Filter(2, delta={float(delta)}), H with log(1/delta_g): {what}")
     return build
 
 
 def _rruv16_twin(profile: str) -> Setup:
-    return _one_big_rr(LookaheadDroppedRRUV16(_RRUV16_EPS, Fraction(1, 20)),
-                       "look-ahead dropped, RRUV16Filter(2, 0.05): one request of RR eps=3")
+    return _one_big_rr(LookaheadDroppedRRUV16(_RRUV16_EPS, delta=Fraction(1, 20)),
+                       "look-ahead dropped, RRUV16Filter(2, delta=0.05): one request of RR eps=3")
 
 
 # EXT-ST22 (GDP filter) -----------------------------------------------------------------------
@@ -406,14 +408,14 @@ def _gdp_twin(profile: str) -> Setup:
 
 # H23-Thm3.8 ((epsilon, delta) accumulator) ---------------------------------------------------
 def _acc38_rule(delta: Fraction) -> AccumulatorFilter:
-    return AccumulatorFilter(ApproxDPAccumulator(delta, delta), ApproxDP(2, delta))
+    return AccumulatorFilter(ApproxDPAccumulator(delta=delta), ApproxDP(2, delta))
 
 
 def _acc38(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], Setup]:
     def build(profile: str) -> Setup:
         delta = _quick(profile)
         rule = _acc38_rule(delta)
-        return _hockey(2.0, float(delta), adversary_of(_max_sq(W23Filter(2, delta, 0))),
+        return _hockey(2.0, float(delta), adversary_of(_max_sq(W23Filter(2, delta=delta))),
                        FastRule(rule, _epsilon),
                        f"(eps, delta) accumulator, delta'=delta={float(delta)}, through "
                        f"I(G <= (2, delta)): {what}")
@@ -422,7 +424,7 @@ def _acc38(adversary_of: Callable[[float], Any], what: str) -> Callable[[str], S
 
 def _acc38_twin(profile: str) -> Setup:
     d = Fraction(1, 20)
-    return _one_big_rr(LookaheadDroppedAccumulator(ApproxDPAccumulator(d, d), ApproxDP(2, d)),
+    return _one_big_rr(LookaheadDroppedAccumulator(ApproxDPAccumulator(delta=d), ApproxDP(2, d)),
                        "look-ahead dropped, (eps, delta) accumulator at (2, 0.05): one request "
                        "of RR eps=3")
 

@@ -203,14 +203,14 @@ def _w23_setup(compositor: BatchConcurrentFilter, delta: Fraction, note: str) ->
 
 def _w23(profile: str) -> Setup:
     delta = Fraction(profile_delta(profile, 0.05))
-    rule = W23Filter(2, delta, 0)
+    rule = W23Filter(2, delta=delta)
     return _w23_setup(BatchConcurrentFilter(rule, 150, "epsilon"), delta,
                       f"W23 filter eps=2, delta'={float(delta)}: 150 RR launches of eps_c=0.15 "
                       f"before any query, then every child queried")
 
 
 def _w23_twin(profile: str) -> Setup:
-    rule = W23Filter(2, Fraction(1, 20), 0)
+    rule = W23Filter(2, delta=Fraction(1, 20))
     return _w23_setup(ChargeAnsweredOnly(rule, 150, "epsilon"), Fraction(1, 20),
                       "charge-answered-only compositor, W23 eps=2, delta'=0.05, 150 RR "
                       "launches of eps_c=0.15 before any query (all admitted)")

@@ -249,11 +249,11 @@ Factory = Callable[[Fraction], Any]
 
 
 def _stitched(delta: Fraction) -> Any:
-    return W23StitchedOdometer(delta)
+    return W23StitchedOdometer(delta=delta)
 
 
 def _mixture(delta: Fraction) -> Any:
-    return W23MixtureOdometer(delta, MIXTURE_RHO)
+    return W23MixtureOdometer(delta=delta, rho=MIXTURE_RHO)
 
 
 def _constant(factory: Factory, name: str) -> Callable[[str], Setup]:
@@ -295,17 +295,18 @@ def _twin(odometer: Any, what: str) -> Callable[[str], Setup]:
 
 _FIXED_TIME = Twin("fixed-time-at-every-n",
                    "the fixed-n bound sqrt(2 log(1/delta') V_n) + V_n/2 read at every n",
-                   _twin(FixedTimeAsOdometer(TWIN_DELTA),
+                   _twin(FixedTimeAsOdometer(delta=TWIN_DELTA),
                          "fixed-time W23 bound at every n"), "H23-ThmB.3")
 _STITCHED_TWINS = (
     Twin("printed", "poster P8 as printed: the drift V_n/2 removed",
-         _twin(PrintedStitchedOdometer(TWIN_DELTA), "printed P8 (no drift)"),
+         _twin(PrintedStitchedOdometer(delta=TWIN_DELTA), "printed P8 (no drift)"),
          "W23-StitchedOdometer"),
     _FIXED_TIME,
 )
 _MIXTURE_TWINS = (
     Twin("printed", "poster P9 as printed: the drift V_n/2 removed (level delta'+delta'')",
-         _twin(PrintedMixtureOdometer(TWIN_DELTA, MIXTURE_RHO), "printed P9 (no drift), rho=1"),
+         _twin(PrintedMixtureOdometer(delta=TWIN_DELTA, rho=MIXTURE_RHO),
+               "printed P9 (no drift), rho=1"),
          "W23-MixtureOdometer"),
     _FIXED_TIME,
 )

@@ -130,7 +130,7 @@ def lookahead_dropped_two_ledgers(
     delta = 0), the ex-post ledger is :class:`LookaheadDroppedExPost` (R23-Lem5.2 without
     "spent + max E <= epsilon'": a request is admitted while the spent part alone is within
     epsilon')."""
-    return ZCDPFilter(epsilon, 0, delta_double_prime), LookaheadDroppedExPost(epsilon_prime)
+    return ZCDPFilter(epsilon, delta=delta_double_prime), LookaheadDroppedExPost(epsilon_prime)
 
 
 def fixed_time_gaussian_expost_float(

@@ -59,7 +59,7 @@ class PrintedMixtureOdometer(W23MixtureOdometer):
         return arb(0)
 
     def _level(self) -> Fraction:
-        return self.delta_prime + self.delta_double_prime
+        return self.delta
 
 
 class FixedTimeAsOdometer(W23StitchedOdometer):
