@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 from adaptive_dp.guarantees.definitions import Guarantee
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally
-from adaptive_dp.numerics import exact_delta
+from adaptive_dp.numerics import ExactLike, exact_delta
 from adaptive_dp.numerics.floats import (
     BoolArray,
     Flag,
@@ -192,7 +192,7 @@ class FilterState:
             return Decision.HALT, FilterState(self.rule, self.tally, True, True)
         return Decision.HALT, self
 
-    def max_next(self, next_delta: object = 0) -> float | None:
+    def max_next(self, next_delta: ExactLike = 0) -> float | None:
         """The largest admissible next primary parameter (rounded down), or None.
 
         The value returned is checked with ``decide``: it is admitted.
@@ -224,8 +224,9 @@ def _float_step(
 ) -> tuple[Flag, Flag, tuple[Real, ...]]:
     """(admitted, invalid, sums after) of one float request per session: the one place
     where the fast paths validate, add and decide."""
-    valid, after = rule.fast_after(tally.sums, primary, delta)
-    ok = both(both(valid, rule._fast_admits(after)), negate(halted))
+    with np.errstate(all="ignore"):  # invalid entries compute NaN or inf, then are refused
+        valid, after = rule.fast_after(tally.sums, primary, delta)
+        ok = both(both(valid, rule._fast_admits(after)), negate(halted))
     return ok, negate(valid), after
 
 

@@ -175,14 +175,15 @@ def fast_bm_spend(
     ts = np.broadcast_to(np.asarray(t_stop, dtype=np.float64), (n,))
     tf = ts if t_first is None else np.broadcast_to(np.asarray(t_first, dtype=np.float64), (n,))
     d2 = float(round_up(exact_nonnegative(sensitivity, "sensitivity") ** 2))
-    valid = np.asarray(both(finite_at_least(tm, 5e-324), finite_at_least(ts, 5e-324)),
-                       dtype=bool) & (ts >= tm)
     sums = state.sums
-    look = rule._fast_lookahead(sums[0], tm, ts, d2)
-    admits = np.asarray(rule._fast_admits((look, sums[1], sums[2])), dtype=bool)
+    with np.errstate(all="ignore"):  # invalid entries compute NaN or inf, then are refused
+        valid = np.asarray(both(finite_at_least(tm, 5e-324), finite_at_least(ts, 5e-324)),
+                           dtype=bool) & (ts >= tm)
+        look = rule._fast_lookahead(sums[0], tm, ts, d2)
+        admits = np.asarray(rule._fast_admits((look, sums[1], sums[2])), dtype=bool)
+        charge = np.asarray(inflate_up(d2 / (2 * rule._fast_charged_time(tf, ts))))
+        after = (np.asarray(add_up(sums[0], charge)), sums[1], sums[2])
     ok: BoolArray = admits & valid & ~state.halted
-    charge = np.asarray(inflate_up(d2 / (2 * rule._fast_charged_time(tf, ts))))
-    after = (np.asarray(add_up(sums[0], charge)), sums[1], sums[2])
     halted = state.halted | ~ok if state.terminal else state.halted
     return ok, FastFilterState(rule, state.tally.keep(ok, after), halted, state.terminal, ~valid)
 
@@ -199,12 +200,14 @@ def fast_zcdp_spend(
     n = state.halted.shape[0]
     r = np.broadcast_to(np.asarray(rho, dtype=np.float64), (n,))
     d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-    valid = np.asarray(both(finite_at_least(r, 0.0), finite_at_least(d, 0.0, 1.0)), dtype=bool)
     sums = state.sums
-    look = rule._fast_zcdp_lookahead(sums[0], r)
-    d_after = np.asarray(add_up(sums[1], d))
-    admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
+    with np.errstate(all="ignore"):  # invalid entries compute NaN or inf, then are refused
+        valid = np.asarray(both(finite_at_least(r, 0.0), finite_at_least(d, 0.0, 1.0)),
+                           dtype=bool)
+        look = rule._fast_zcdp_lookahead(sums[0], r)
+        d_after = np.asarray(add_up(sums[1], d))
+        admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
+        after = (np.asarray(add_up(sums[0], r)), d_after, sums[2])
     ok: BoolArray = admits & valid & ~state.halted
-    after = (np.asarray(add_up(sums[0], r)), d_after, sums[2])
     halted = state.halted | ~ok if state.terminal else state.halted
     return ok, FastFilterState(rule, state.tally.keep(ok, after), halted, state.terminal, ~valid)

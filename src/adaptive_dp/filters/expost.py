@@ -139,15 +139,16 @@ def fast_expost_spend(
     top = np.broadcast_to(np.asarray(max_epsilon, dtype=np.float64), (n,))
     eps = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
     d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-    valid = np.asarray(
-        both(both(finite_at_least(eps, 0.0), finite_at_least(top, 0.0)),
-             finite_at_least(d, 0.0, 1.0)), dtype=bool) & (eps <= top)
     sums = state.sums
-    look = rule._fast_lookahead(sums[0], top)
-    d_after: FloatArray = np.asarray(add_up(sums[1], d))
-    admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
+    with np.errstate(all="ignore"):  # invalid entries compute NaN or inf, then are refused
+        valid = np.asarray(
+            both(both(finite_at_least(eps, 0.0), finite_at_least(top, 0.0)),
+                 finite_at_least(d, 0.0, 1.0)), dtype=bool) & (eps <= top)
+        look = rule._fast_lookahead(sums[0], top)
+        d_after: FloatArray = np.asarray(add_up(sums[1], d))
+        admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
+        after = (np.asarray(add_up(sums[0], eps)), d_after, sums[2])
     ok: BoolArray = admits & valid & ~state.halted
-    after = (np.asarray(add_up(sums[0], eps)), d_after, sums[2])
     halted = state.halted | ~ok if state.terminal else state.halted
     tally = state.tally.keep(ok, after)
     return ok, FastFilterState(rule, tally, halted, state.terminal, ~valid)

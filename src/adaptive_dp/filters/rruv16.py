@@ -9,7 +9,7 @@ from typing import Literal
 
 from flint import arb
 
-from adaptive_dp.errors import DeltaRangeError
+from adaptive_dp.errors import DeltaRangeError, ParameterError
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import ApproxDP, Guarantee
 from adaptive_dp.guarantees.lattice import Measure
@@ -34,10 +34,15 @@ HLog = Literal["1/delta", "2/delta"]
 
 
 def rruv16_drift_upper(epsilon: Fraction) -> Fraction:
-    """An exact rational upper bound of epsilon (e^epsilon - 1) / 2 (certified)."""
+    """An exact rational upper bound of epsilon (e^epsilon - 1) / 2 (certified); a
+    ParameterError where no finite enclosure exists (epsilon of order 1e300)."""
     if epsilon == 0:
         return Fraction(0)
-    return exact_upper(enclose(lambda: arb_of(epsilon) * arb_of(epsilon).expm1() / 2))
+    ball = enclose(lambda: arb_of(epsilon) * arb_of(epsilon).expm1() / 2)
+    if not ball.is_finite():
+        raise ParameterError("epsilon", float(epsilon), "a spend whose drift "
+                             "epsilon (e^epsilon - 1)/2 has a finite enclosure")
+    return exact_upper(ball)
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -44,6 +44,7 @@ Flag: TypeAlias = bool | BoolArray
 
 _SPLIT = 134217729.0  # 2^27 + 1, Dekker's splitter
 _INFLATE = 1.0 + 2.0**-40
+_TINY = 2.2250738585072014e-308  # the smallest normal float
 
 
 def add_up(a: Real, b: Real) -> Real:
@@ -63,18 +64,23 @@ def sub_down(a: Real, b: Real) -> Real:
 
 
 def mul_up(a: Real, b: Real) -> Real:
-    """a * b rounded up for finite non-negative moderate inputs (Dekker TwoProduct)."""
-    p = a * b
-    ca = _SPLIT * a
-    ahi = ca - (ca - a)
-    alo = a - ahi
-    cb = _SPLIT * b
-    bhi = cb - (cb - b)
-    blo = b - bhi
-    err = ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
+    """a * b rounded up for finite non-negative inputs (Dekker TwoProduct); a nonzero
+    product below the smallest normal float (where TwoProduct's error term is no longer
+    exact) is moved one ulp up, which bounds a round-to-nearest result from above."""
+    with np.errstate(over="ignore", invalid="ignore"):  # huge inputs: p = inf, kept
+        p = a * b
+        ca = _SPLIT * a
+        ahi = ca - (ca - a)
+        alo = a - ahi
+        cb = _SPLIT * b
+        bhi = cb - (cb - b)
+        blo = b - bhi
+        err = ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
     if isinstance(p, float):
-        return math.nextafter(p, math.inf) if err > 0 else p
-    out: FloatArray = np.where(err > 0, np.nextafter(p, np.inf), p)
+        tiny = p < _TINY and a != 0 and b != 0
+        return math.nextafter(p, math.inf) if err > 0 or tiny else p
+    up = (err > 0) | ((p < _TINY) & (a != 0) & (b != 0))
+    out: FloatArray = np.where(up, np.nextafter(p, np.inf), p)
     return out
 
 

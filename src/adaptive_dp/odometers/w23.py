@@ -177,7 +177,8 @@ class FastOdometerState:
         n = self.invalid.shape[0]
         e = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
         d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-        valid, after = self.odometer.fast_after(self.tally.sums, e, d)
+        with np.errstate(all="ignore"):  # invalid entries compute NaN, then are not added
+            valid, after = self.odometer.fast_after(self.tally.sums, e, d)
         ok = np.asarray(valid, dtype=bool)
         return FastOdometerState(self.odometer, self.tally.keep(ok, after), self.invalid | ~ok)
 
@@ -185,9 +186,9 @@ class FastOdometerState:
         """U_n per path, upper bounds of the certified readings."""
         o = self.odometer
         v, delta, start = (cast(FloatArray, s) for s in self.tally.sums)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(all="ignore"):  # the boundary at V = 0 is not used
             g = np.where(v > 0, o._fast_boundary(v, np.where(start > 0, start, 1.0)), 0.0)
-        u = np.asarray(inflate_up(o._fast_drift(v, delta) + g))
+            u = np.asarray(inflate_up(o._fast_drift(v, delta) + g))
         cut = (delta > round_down(o.delta_budget)) | self.invalid
         out: FloatArray = np.where(cut, np.inf, u)
         return out
