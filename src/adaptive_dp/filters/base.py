@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike
 
 from adaptive_dp.guarantees.definitions import Guarantee
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally
+from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally, TallyView
 from adaptive_dp.numerics import ExactLike, exact_delta
 from adaptive_dp.numerics.floats import (
     BoolArray,
@@ -149,7 +149,7 @@ class Rule(Ledger):
 
 
 @dataclass(frozen=True, slots=True)
-class FilterState:
+class FilterState(TallyView):
     """An immutable filter state: the rule, the exact tally (running sums and count of
     admitted spends), and whether it is halted (terminal mode only)."""
 
@@ -157,16 +157,6 @@ class FilterState:
     tally: Tally
     halted: bool
     terminal: bool
-
-    @property
-    def sums(self) -> Sums:
-        """The exact running sums."""
-        return self.tally.sums
-
-    @property
-    def count(self) -> int:
-        """The number of admitted spends."""
-        return self.tally.count
 
     def _admitted(self, after: Sums) -> bool:
         return self.rule._admits(self.rule._decision_sums(self.tally.sums, after))
@@ -259,36 +249,40 @@ class FastFilterState:
         """The paths that can still be charged (not halted)."""
         return ~self.halted
 
-    def _arrays(self, primary: ArrayLike, delta: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    def per_path(self, *values: ArrayLike) -> tuple[FloatArray, ...]:
+        """Each value as a float array with one entry per path (broadcast)."""
         n = self.halted.shape[0]
-        p = np.broadcast_to(np.asarray(primary, dtype=np.float64), (n,))
-        d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
-        return p, d
+        return tuple(np.broadcast_to(np.asarray(v, dtype=np.float64), (n,)) for v in values)
 
     def decide(self, primary: ArrayLike, delta: ArrayLike = 0.0) -> BoolArray:
         """The admissions, without charging."""
-        p, d = self._arrays(primary, delta)
+        p, d = self.per_path(primary, delta)
         return cast(BoolArray, _float_step(self.rule, self.tally, self.halted, p, d)[0])
 
     def spend(
         self, primary: ArrayLike, delta: ArrayLike = 0.0
     ) -> tuple[BoolArray, FastFilterState]:
         """Charge the admitted entries; refuse (and, if terminal, halt) the others."""
-        p, d = self._arrays(primary, delta)
+        p, d = self.per_path(primary, delta)
         ok, invalid, after = _float_step(self.rule, self.tally, self.halted, p, d)
-        admitted = cast(BoolArray, ok)
-        halted = self.halted | ~admitted if self.terminal else self.halted
-        state = FastFilterState(
-            self.rule, self.tally.keep(admitted, after), halted, self.terminal,
-            cast(BoolArray, invalid),
+        return self.commit(cast(BoolArray, ok), ~cast(BoolArray, invalid), after)
+
+    def commit(
+        self, admits: BoolArray, valid: BoolArray, after: tuple[Real, ...]
+    ) -> tuple[BoolArray, FastFilterState]:
+        """Charge ``after`` where the request is valid, admitted and the path not halted;
+        elsewhere refuse (and, if terminal, halt); flag the invalid requests."""
+        ok: BoolArray = admits & valid & ~self.halted
+        halted = self.halted | ~ok if self.terminal else self.halted
+        return ok, FastFilterState(
+            self.rule, self.tally.keep(ok, after), halted, self.terminal, ~valid
         )
-        return admitted, state
 
     def max_next(self, next_delta: ArrayLike = 0.0) -> FloatArray:
         """Per path, the largest admissible next primary parameter, rounded down and
         admitted by :meth:`decide` (NaN where nothing is admitted)."""
         n = self.halted.shape[0]
-        d = np.broadcast_to(np.asarray(next_delta, dtype=np.float64), (n,))
+        (d,) = self.per_path(next_delta)
         candidate = self.rule._fast_max_next(self.tally.sums, d)
         best = np.full(n, np.nan)
         if candidate is not None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from adaptive_dp.filters.base import Rule
-from adaptive_dp.filters.from_accumulator import AccumulatorFilter
+from adaptive_dp.filters.from_accumulator import AccumulatorFilter, ApproxBudgetFilter
 from adaptive_dp.guarantees.definitions import ApproxDP, Guarantee, PureDP
 from adaptive_dp.guarantees.lattice import Measure
 from adaptive_dp.ledger import Sums
@@ -68,7 +68,7 @@ class PureDPFilter(Rule):
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class BasicFilter(AccumulatorFilter):
+class BasicFilter(ApproxBudgetFilter):
     """CS2080-BasicComp / RRUV16-BasicFilter as a continuation rule: the basic approximate-DP
     filter, the filter of :class:`~adaptive_dp.odometers.BasicAccumulator` (H23-Lem2.19).
 
@@ -84,12 +84,3 @@ class BasicFilter(AccumulatorFilter):
     def __init__(self, epsilon: ExactLike, *, delta: ExactLike = 0) -> None:
         AccumulatorFilter.__init__(self, BasicAccumulator(), ApproxDP(epsilon, delta))
 
-    @property
-    def epsilon(self) -> Fraction:
-        """The epsilon budget."""
-        return self._params[0]
-
-    @property
-    def delta(self) -> Fraction:
-        """The budget of the sum of deltas."""
-        return self._params[1]

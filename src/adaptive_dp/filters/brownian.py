@@ -170,10 +170,7 @@ def fast_bm_spend(
     rule = state.rule
     if not isinstance(rule, UnifiedFilter):
         raise TypeError("fast_bm_spend needs a UnifiedFilter or BrownianFilter fast state")
-    n = state.halted.shape[0]
-    tm = np.broadcast_to(np.asarray(t_min, dtype=np.float64), (n,))
-    ts = np.broadcast_to(np.asarray(t_stop, dtype=np.float64), (n,))
-    tf = ts if t_first is None else np.broadcast_to(np.asarray(t_first, dtype=np.float64), (n,))
+    tm, ts, tf = state.per_path(t_min, t_stop, t_stop if t_first is None else t_first)
     d2 = float(round_up(exact_nonnegative(sensitivity, "sensitivity") ** 2))
     sums = state.sums
     with np.errstate(all="ignore"):  # invalid entries compute NaN or inf, then are refused
@@ -183,9 +180,7 @@ def fast_bm_spend(
         admits = np.asarray(rule._fast_admits((look, sums[1], sums[2])), dtype=bool)
         charge = np.asarray(inflate_up(d2 / (2 * rule._fast_charged_time(tf, ts))))
         after = (np.asarray(add_up(sums[0], charge)), sums[1], sums[2])
-    ok: BoolArray = admits & valid & ~state.halted
-    halted = state.halted | ~ok if state.terminal else state.halted
-    return ok, FastFilterState(rule, state.tally.keep(ok, after), halted, state.terminal, ~valid)
+    return state.commit(admits, valid, after)
 
 
 def fast_zcdp_spend(
@@ -197,9 +192,7 @@ def fast_zcdp_spend(
     rule = state.rule
     if not isinstance(rule, UnifiedFilter):
         raise TypeError("fast_zcdp_spend needs a UnifiedFilter fast state")
-    n = state.halted.shape[0]
-    r = np.broadcast_to(np.asarray(rho, dtype=np.float64), (n,))
-    d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
+    r, d = state.per_path(rho, delta)
     sums = state.sums
     with np.errstate(all="ignore"):  # invalid entries compute NaN or inf, then are refused
         valid = np.asarray(both(finite_at_least(r, 0.0), finite_at_least(d, 0.0, 1.0)),
@@ -208,6 +201,4 @@ def fast_zcdp_spend(
         d_after = np.asarray(add_up(sums[1], d))
         admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
         after = (np.asarray(add_up(sums[0], r)), d_after, sums[2])
-    ok: BoolArray = admits & valid & ~state.halted
-    halted = state.halted | ~ok if state.terminal else state.halted
-    return ok, FastFilterState(rule, state.tally.keep(ok, after), halted, state.terminal, ~valid)
+    return state.commit(admits, valid, after)

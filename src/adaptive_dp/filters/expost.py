@@ -135,10 +135,7 @@ def fast_expost_spend(
     rule = state.rule
     if not isinstance(rule, ExPostFilter):
         raise TypeError("fast_expost_spend needs an ExPostFilter fast state")
-    n = state.halted.shape[0]
-    top = np.broadcast_to(np.asarray(max_epsilon, dtype=np.float64), (n,))
-    eps = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
-    d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
+    top, eps, d = state.per_path(max_epsilon, epsilon, delta)
     sums = state.sums
     with np.errstate(all="ignore"):  # invalid entries compute NaN or inf, then are refused
         valid = np.asarray(
@@ -148,7 +145,4 @@ def fast_expost_spend(
         d_after: FloatArray = np.asarray(add_up(sums[1], d))
         admits = np.asarray(rule._fast_admits((look, d_after, sums[2])), dtype=bool)
         after = (np.asarray(add_up(sums[0], eps)), d_after, sums[2])
-    ok: BoolArray = admits & valid & ~state.halted
-    halted = state.halted | ~ok if state.terminal else state.halted
-    tally = state.tally.keep(ok, after)
-    return ok, FastFilterState(rule, tally, halted, state.terminal, ~valid)
+    return state.commit(admits, valid, after)

@@ -14,7 +14,7 @@ from adaptive_dp.numerics.floats import Flag, Real
 from adaptive_dp.numerics.search import bisect_increasing
 from adaptive_dp.odometers.accumulators import Accumulator, Exhausted
 
-__all__ = ["AccumulatorFilter"]
+__all__ = ["AccumulatorFilter", "ApproxBudgetFilter"]
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -95,3 +95,19 @@ class AccumulatorFilter(Rule):
 
     def _fast_admits(self, sums: tuple[Real, ...]) -> Flag:
         return self.accumulator._fast_within(sums, self._fast_params)
+
+
+class ApproxBudgetFilter(AccumulatorFilter):
+    """An H23-Lem2.19 filter whose budget is an (epsilon, delta) guarantee."""
+
+    __slots__ = ()
+
+    @property
+    def epsilon(self) -> Fraction:
+        """The epsilon budget."""
+        return self._params[0]
+
+    @property
+    def delta(self) -> Fraction:
+        """The delta of the budget: the conclusion's delta."""
+        return self._params[1]

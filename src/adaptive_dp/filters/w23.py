@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
 
-from adaptive_dp.filters.from_accumulator import AccumulatorFilter
+from adaptive_dp.filters.from_accumulator import AccumulatorFilter, ApproxBudgetFilter
 from adaptive_dp.guarantees.definitions import ApproxDP
 from adaptive_dp.numerics import ExactLike, exact_delta_split, exact_positive
 from adaptive_dp.odometers.accumulators import ApproxDPAccumulator
@@ -22,7 +22,7 @@ __all__ = ["W23Filter"]
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class W23Filter(AccumulatorFilter):
+class W23Filter(ApproxBudgetFilter):
     """H23-ThmB.3 (Whitehouse-Ramdas-Rogers-Wu 2023, restated by Haney et al.): the
     (epsilon, delta) filter for conditionally (epsilon_m, delta_m)-DP mechanisms.
 
@@ -50,16 +50,6 @@ class W23Filter(AccumulatorFilter):
         total, slack = exact_delta_split(delta, delta_slack)
         accumulator = self.ACCUMULATOR(delta=total, delta_slack=slack)
         AccumulatorFilter.__init__(self, accumulator, ApproxDP(eps, total))
-
-    @property
-    def epsilon(self) -> Fraction:
-        """The epsilon budget."""
-        return self._params[0]
-
-    @property
-    def delta(self) -> Fraction:
-        """The total delta = delta' + delta'' of the conclusion."""
-        return self._params[1]
 
     @property
     def delta_slack(self) -> Fraction:

@@ -34,82 +34,72 @@ __all__ = ["BunSteinkeBound", "W23Bound", "cks20_delta_upper", "cks20_epsilon_ba
 _LOG_TINY = Fraction(-745)
 
 
-def _log_inverse_up(delta: Fraction, scale: int) -> float:
-    """scale * log(1/delta), certified and rounded up."""
-    return ball_upper(enclose(lambda: scale * (1 / arb_of(delta)).log()))
-
-
 @dataclass(frozen=True, slots=True)
-class W23Bound:
-    """H23-ThmB.3 / H23-Thm3.8 (Whitehouse et al. 2023): "sqrt(2 log(1/delta') V) + V/2"
-    for V = sum_m epsilon_m^2 and a slack 0 < delta' < 1."""
-
-    delta_slack: Fraction
-    c2_up: float = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "c2_up", _log_inverse_up(self.delta_slack, 2))
-
-    def ball(self, v: Fraction) -> arb:
-        """Enclosure of the bound at an exact V (0 at V = 0)."""
-        if v == 0:
-            return arb(0)
-        dp = self.delta_slack
-        return enclose(lambda: (2 * (1 / arb_of(dp)).log() * arb_of(v)).sqrt() + arb_of(v) / 2)
-
-    def upper(self, v: Real) -> Real:
-        """The bound at float V (or per path), rounded up."""
-        return inflate_up(sqrt(mul_up(self.c2_up, v)) + v / 2)
-
-    def room(self, epsilon: Fraction) -> arb:
-        """Enclosure of V* with bound(V*) = epsilon: sqrt(V*) = sqrt(2c + 2 epsilon) -
-        sqrt(2c), c = log(1/delta')."""
-        dp = self.delta_slack
-
-        def value() -> arb:
-            c2 = 2 * (1 / arb_of(dp)).log()
-            root = (c2 + 2 * arb_of(epsilon)).sqrt() - c2.sqrt()
-            return root * root
-
-        return enclose(value)
-
-
-@dataclass(frozen=True, slots=True)
-class BunSteinkeBound:
-    """R23-Lem2.3 (ii) (Bun-Steinke 2016): "rho + 2 sqrt(rho log(1/delta''))", the
-    epsilon of delta-approximate rho-zCDP at the extra delta'' (0 < delta'' < 1); with
-    rho = R the sum of the rho_m, R23-Thm2's condition."""
+class _SlackBound:
+    """A closed form in a sum x and c = log(1/delta_slack): ``_value`` (on balls) gives
+    the bound, ``_room`` the x at which it equals a budget, ``upper`` the float rounded
+    up from ``c_up``, c certified and rounded up once."""
 
     delta_slack: Fraction
     c_up: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "c_up", _log_inverse_up(self.delta_slack, 1))
-
-    def ball(self, rho: Fraction) -> arb:
-        """Enclosure of the bound at an exact rho (0 at rho = 0)."""
-        if rho == 0:
-            return arb(0)
         slack = self.delta_slack
-        return enclose(
-            lambda: arb_of(rho) + 2 * (arb_of(rho) * (1 / arb_of(slack)).log()).sqrt()
-        )
+        object.__setattr__(self, "c_up", ball_upper(enclose(lambda: (1 / arb_of(slack)).log())))
+
+    def _c(self) -> arb:
+        return (1 / arb_of(self.delta_slack)).log()
+
+    def _value(self, x: arb, c: arb) -> arb:
+        raise NotImplementedError
+
+    def _root(self, epsilon: arb, c: arb) -> arb:
+        raise NotImplementedError
+
+    def ball(self, x: Fraction) -> arb:
+        """Enclosure of the bound at an exact x (0 at x = 0)."""
+        if x == 0:
+            return arb(0)
+        return enclose(lambda: self._value(arb_of(x), self._c()))
+
+    def room(self, epsilon: Fraction) -> arb:
+        """Enclosure of the x at which the bound equals ``epsilon``."""
+        return enclose(lambda: self._root(arb_of(epsilon), self._c()) ** 2)
+
+
+@dataclass(frozen=True, slots=True)
+class W23Bound(_SlackBound):
+    """H23-ThmB.3 / H23-Thm3.8 (Whitehouse et al. 2023): "sqrt(2 log(1/delta') V) + V/2"
+    for V = sum_m epsilon_m^2 and a slack 0 < delta' < 1; ``room``: sqrt(V*) =
+    sqrt(2c + 2 epsilon) - sqrt(2c)."""
+
+    def _value(self, x: arb, c: arb) -> arb:
+        return (2 * c * x).sqrt() + x / 2
+
+    def _root(self, epsilon: arb, c: arb) -> arb:
+        return (2 * c + 2 * epsilon).sqrt() - (2 * c).sqrt()
+
+    def upper(self, v: Real) -> Real:
+        """The bound at float V (or per path), rounded up."""
+        return inflate_up(sqrt(mul_up(v, 2 * self.c_up)) + v / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class BunSteinkeBound(_SlackBound):
+    """R23-Lem2.3 (ii) (Bun-Steinke 2016): "rho + 2 sqrt(rho log(1/delta''))", the
+    epsilon of delta-approximate rho-zCDP at the extra delta'' (0 < delta'' < 1); with
+    rho = R the sum of the rho_m, R23-Thm2's condition; ``room``: sqrt(rho*) =
+    sqrt(c + epsilon) - sqrt(c)."""
+
+    def _value(self, x: arb, c: arb) -> arb:
+        return x + 2 * (x * c).sqrt()
+
+    def _root(self, epsilon: arb, c: arb) -> arb:
+        return (c + epsilon).sqrt() - c.sqrt()
 
     def upper(self, rho: Real) -> Real:
         """The bound at float rho (or per path), rounded up."""
-        return inflate_up(add_up(2 * sqrt(mul_up(self.c_up, rho)), rho))
-
-    def room(self, epsilon: Fraction) -> arb:
-        """Enclosure of rho* with bound(rho*) = epsilon: sqrt(rho*) = sqrt(c + epsilon) -
-        sqrt(c), c = log(1/delta'')."""
-        slack = self.delta_slack
-
-        def value() -> arb:
-            c = (1 / arb_of(slack)).log()
-            root = (c + arb_of(epsilon)).sqrt() - c.sqrt()
-            return root * root
-
-        return enclose(value)
+        return inflate_up(add_up(2 * sqrt(mul_up(rho, self.c_up)), rho))
 
 
 # Canonne, Kamath, Steinke 2020, Prop. 12: if D_alpha(P||Q) <= tau for one alpha > 1,

@@ -30,6 +30,7 @@ from adaptive_dp.numerics import (
     exact_upper,
     format_exact,
 )
+from adaptive_dp.numerics.search import last_true
 
 __all__ = [
     "compose_advanced",
@@ -145,11 +146,6 @@ def compose_kov(guarantee: PureDP | ApproxDP, k: int, delta_total: ExactLike) ->
             f">= 1 - (1 - delta)^k = {ball_upper(kov_delta_ball(eps, delta, count, 0))!r} "
             f"(delta = {format_exact(delta)}, k = {count})",
         )
-    lo, hi = 0, count // 2 + 1  # fits(lo) holds; every index >= hi is out of range or fails
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return ApproxDP((count - 2 * lo) * eps, target)
+    # fits(0) holds; every index > count // 2 is out of range
+    best = last_true(fits, 0, count // 2 + 1)
+    return ApproxDP((count - 2 * best) * eps, target)

@@ -8,6 +8,6 @@ a reading of them and an odometer a boundary of them (docs/design.md, the kernel
 """
 
 from adaptive_dp.ledger.base import Ledger
-from adaptive_dp.ledger.tally import FastTally, Sums, Tally
+from adaptive_dp.ledger.tally import FastTally, Sums, Tally, TallyView
 
-__all__ = ["FastTally", "Ledger", "Sums", "Tally"]
+__all__ = ["FastTally", "Ledger", "Sums", "Tally", "TallyView"]

@@ -9,7 +9,7 @@ import numpy as np
 
 from adaptive_dp.numerics.floats import BoolArray, Real, select
 
-__all__ = ["FastTally", "Sums", "Tally"]
+__all__ = ["FastTally", "Sums", "Tally", "TallyView"]
 
 Sums = tuple[Fraction, ...]
 
@@ -29,6 +29,24 @@ class Tally:
     def plus(self, sums: Sums) -> Tally:
         """The tally after one more spend, whose sums are ``sums``."""
         return Tally(sums, self.count + 1)
+
+
+class TallyView:
+    """The read side shared by every exact ledger state (a filter's, an accumulator's,
+    an odometer's): its ``tally``'s running sums and count."""
+
+    __slots__ = ()
+    tally: Tally
+
+    @property
+    def sums(self) -> Sums:
+        """The exact running sums."""
+        return self.tally.sums
+
+    @property
+    def count(self) -> int:
+        """The number of spends charged."""
+        return self.tally.count
 
 
 @dataclass(frozen=True, slots=True)

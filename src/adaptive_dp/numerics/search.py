@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import mpmath
 
-__all__ = ["bisect_increasing", "golden_minimize", "mp_precision", "shrink_until"]
+__all__ = ["bisect_increasing", "golden_minimize", "last_true", "mp_precision", "shrink_until"]
 
 
 @contextmanager
@@ -80,3 +80,15 @@ def shrink_until(candidate: float, admitted: Callable[[float], bool]) -> float |
     if admitted(0.0):
         return 0.0
     return None
+
+
+def last_true(holds: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The largest integer i in [lo, hi) with ``holds(i)``, for a predicate that holds at
+    ``lo``, fails at ``hi`` and changes once (bisection, O(log(hi - lo)) calls)."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -23,7 +23,7 @@ from adaptive_dp.guarantees.bounds import W23Bound
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, Guarantee, PureDP
 from adaptive_dp.guarantees.lattice import Measure
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.ledger import Ledger, Sums, Tally
+from adaptive_dp.ledger import Ledger, Sums, Tally, TallyView
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
@@ -105,21 +105,11 @@ class Accumulator(Ledger):
 
 
 @dataclass(frozen=True, slots=True)
-class AccumulatorState:
+class AccumulatorState(TallyView):
     """Immutable accumulator state: the exact tally (running sums and number of spends)."""
 
     accumulator: Accumulator
     tally: Tally
-
-    @property
-    def sums(self) -> Sums:
-        """The exact running sums."""
-        return self.tally.sums
-
-    @property
-    def count(self) -> int:
-        """The number of spends added."""
-        return self.tally.count
 
     def add(self, spend: Spend) -> AccumulatorState:
         """The state after one more spend (O(1))."""
@@ -134,6 +124,22 @@ class AccumulatorState:
     def within(self, budget: Guarantee) -> bool:
         """Certified G(d_1, ..., d_k) <= budget (an enclosure straddling it is False)."""
         return self.accumulator._within(self.tally.sums, self.accumulator.budget_of(budget))
+
+
+class _SumAccumulator(Accumulator):
+    """An accumulator of one exact sum with no delta, within a budget iff the sum is
+    (H23-Thm4.9, H23-Thm4.11)."""
+
+    __slots__ = ()
+
+    def _within(self, sums: Sums, budget: Sums) -> bool:
+        return sums[0] <= budget[0]
+
+    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
+        return sums[0] <= budget[0]
+
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        return -1.0 if next_delta != 0 else round_down(budget[0] - sums[0])
 
 
 def _approx_budget(budget: Guarantee) -> Sums | None:
@@ -175,7 +181,7 @@ class BasicAccumulator(Accumulator):
 
 
 @dataclass(frozen=True, slots=True)
-class ZCDPAccumulator(Accumulator):
+class ZCDPAccumulator(_SumAccumulator):
     """H23-Thm4.11 (Haney et al.): "G(rho_1, rho_2, ...) = sum_i rho_i" is a valid
     privacy-loss accumulator for rho_i-zCDP mechanisms (its filter is H23-Thm4.10)."""
 
@@ -189,18 +195,10 @@ class ZCDPAccumulator(Accumulator):
     def _budget(self, budget: Guarantee) -> Sums | None:
         return (budget.rho,) if isinstance(budget, ZCDP) else None
 
-    def _within(self, sums: Sums, budget: Sums) -> bool:
-        return sums[0] <= budget[0]
-
-    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
-        return sums[0] <= budget[0]
-
-    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
-        return -1.0 if next_delta != 0 else round_down(budget[0] - sums[0])
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class RDPAccumulator(Accumulator):
+class RDPAccumulator(_SumAccumulator):
     """H23-Thm4.9 (Haney et al.): at a fixed order alpha > 1,
     "G(epsilon_1, ..., epsilon_K) = sum_{i=1}^K epsilon_i" is a valid privacy-loss
     accumulator for epsilon_i-RDP_alpha mechanisms (its filter is H23-Thm4.6)."""
@@ -226,14 +224,6 @@ class RDPAccumulator(Accumulator):
         ok = isinstance(budget, RDP) and budget.alpha == self.alpha
         return (budget.epsilon,) if ok and isinstance(budget, RDP) else None
 
-    def _within(self, sums: Sums, budget: Sums) -> bool:
-        return sums[0] <= budget[0]
-
-    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
-        return sums[0] <= budget[0]
-
-    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
-        return -1.0 if next_delta != 0 else round_down(budget[0] - sums[0])
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike
 from adaptive_dp.evalues.boundaries import HowardStitching, NormalMixtureBoundary
 from adaptive_dp.guarantees.lattice import Measure
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally
+from adaptive_dp.ledger import FastTally, Ledger, Sums, Tally, TallyView
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
@@ -140,16 +140,11 @@ class _Odometer(Ledger):
 
 
 @dataclass(frozen=True, slots=True)
-class OdometerState:
+class OdometerState(TallyView):
     """Immutable odometer state: the exact tally of (V_n, Delta_n, m) and n."""
 
     odometer: _Odometer
     tally: Tally
-
-    @property
-    def count(self) -> int:
-        """n, the number of spends."""
-        return self.tally.count
 
     def spend(self, next: Spend) -> OdometerState:
         """The state after one more conditionally pDP spend (O(1))."""
