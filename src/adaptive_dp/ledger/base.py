@@ -73,7 +73,7 @@ class Ledger:
         alpha = self._alpha()
         books = self.MEASURE.value + ("" if alpha is None else f" at alpha={alpha}")
         return (
-            f"{type(self).__name__} ({self.SPEC}) keeps {books} books; a "
+            f"{type(self).__name__} ({self.SPEC}) keeps its books in {books}; a "
             f"{type(spend).__name__} spend implies no such guarantee"
         )
 
