@@ -1,4 +1,4 @@
-"""DESIGN's JSON-lines interchange: exact decimals, every kind, errors naming line and field."""
+"""The JSON-lines interchange: exact decimals, every kind, errors naming line and field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN's JSON-lines interchange format: one spend per line, numbers read exactly.
+"""The JSON-lines interchange format (docs/design.md): one spend per line, read exactly.
 
 Each line is a JSON object with a ``kind``; numbers are parsed as ``Decimal`` (and
 strings are read as exact decimals), so a session recorded by any system replays

@@ -4,7 +4,7 @@
   stopped at the given time values (R23-Thm5 with a normal-mixture or stitched boundary
   fixed in advance; ``--form w22``: the single-BM W22-Thm3.6 form).
 * ``expost filter --epsilon E --delta D [--delta-slack D2] [--rule unified]``: replay
-  DESIGN's JSON lines (``zcdp`` and ``bm`` kinds for ``unified``; ``bm`` for
+  interchange lines (docs/design.md; ``zcdp`` and ``bm`` kinds for ``unified``; ``bm`` for
   ``brownian``; ``expost``/``pure``/``pdp`` for ``expost``) through R23-Thm6, R23-Lem6.2 or
   R23-Lem5.2, one decision per line, stopping at the first HALT (terminal mode).
 """

@@ -1,7 +1,7 @@
 """``adaptive-dp filter RULE``: replay JSON-lines spends through a privacy filter.
 
-Reads DESIGN's interchange lines on standard input, prints one decision per line and
-stops at the first HALT (terminal mode: the papers' "halt forever").
+Reads interchange lines (docs/design.md) on standard input, prints one decision per line
+and stops at the first HALT (terminal mode: the papers' "halt forever").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Continuation rules (privacy filters) for noninteractive mechanisms.
 
 Every rule is an immutable value; ``rule.start()`` gives a :class:`FilterState` with
-``decide``, ``spend``, ``max_next``, ``spent`` and ``remaining`` (DESIGN principle 2), and
+``decide``, ``spend``, ``max_next``, ``spent`` and ``remaining`` (docs/design.md, principle 2), and
 ``rule.fast(paths)`` the vectorised float fast path. See :mod:`adaptive_dp.filters.base`.
 """
 

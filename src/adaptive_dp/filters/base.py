@@ -1,4 +1,4 @@
-"""The continuation-rule protocol (DESIGN principle 2) shared by every filter.
+"""The continuation-rule protocol (docs/design.md, principle 2) shared by every filter.
 
 A *rule* is an immutable value holding the budget and the constants of one theorem.
 ``rule.start()`` gives the empty :class:`FilterState`; a state answers
@@ -72,7 +72,7 @@ class Decision(enum.Enum):
 
 
 class ContinuationRule(Protocol):
-    """What every filter (continuation rule) offers (DESIGN principle 9)."""
+    """What every filter (continuation rule) offers (docs/design.md, principle 9)."""
 
     SPEC: str
 

@@ -80,7 +80,7 @@ def as_approx(spend: object, owner: str) -> tuple[Fraction, Fraction]:
 def as_pdp(spend: object, owner: str) -> tuple[Fraction, Fraction]:
     """(epsilon, delta) of a conditionally pDP spend: PureDP (delta 0), ProbabilisticDP,
     a number or a pair. ApproxDP is refused: (epsilon, delta)-DP does not bound the
-    realised loss at level epsilon (odometer-notes section 4.4)."""
+    realised loss at level epsilon (docs/derivations.md, section 2.8)."""
     if isinstance(spend, PureDP):
         return spend.epsilon, Fraction(0)
     if isinstance(spend, ProbabilisticDP):
