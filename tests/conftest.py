@@ -1,4 +1,4 @@
-"""Shared test configuration: Hypothesis profiles (DESIGN, Profiles).
+"""Shared test configuration: Hypothesis profiles (docs/design.md, profiles).
 
 The ``ci`` profile (the default here and on CI) is derandomized, without deadline or
 example database, so a run is reproducible; ``dev`` explores with fresh randomness.

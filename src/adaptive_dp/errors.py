@@ -1,4 +1,4 @@
-"""Exception types, one per kind of misuse (DESIGN principle 4).
+"""Exception types, one per kind of misuse (docs/design.md, principle 4).
 
 Every message names the parameter, the value given and the allowed range, so a
 caller can fix the input without reading the source. Nothing is clamped silently.

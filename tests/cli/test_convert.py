@@ -87,8 +87,8 @@ def test_compose_rules(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_compose_total_delta_is_the_design_convention(capsys: pytest.CaptureFixture[str]) -> None:
-    """--delta is the total target (DESIGN): with k = 10 mechanisms of delta 1e-7, a total of
-    2e-6 leaves delta' = 1e-6 for advanced composition, as --delta-slack 1e-6 does."""
+    """--delta is the total target (docs/design.md): with k = 10 mechanisms of delta 1e-7, a
+    total of 2e-6 leaves delta' = 1e-6 for advanced composition, as --delta-slack 1e-6 does."""
     common = ["convert", "compose", "--rule", "advanced", "--epsilon", "0.1",
               "--mechanism-delta", "1e-7", "--k", "10", "--json"]
     by_total = _json(capsys, [*common, "--delta", "2e-6"])

@@ -211,7 +211,7 @@ def test_r23_thm6_tail_under_stop_at_worst(gaussian_rho: float) -> None:
     share=st.sampled_from([0.0, 0.05, 0.125, 0.3]),
 )
 def test_r23_thm6_hypothesis_adversaries(mode: str, rounds: int, share: float) -> None:
-    # generated adversaries (DESIGN: at most three per claim in the quick profile)
+    # generated adversaries (docs/design.md: at most three per claim in the quick profile)
     rule = UnifiedFilter(1, delta="0.05")
     run = _filter_experiment(rule, mode, rounds=rounds, gaussian_share=share)
     for under in ("x", "x'"):

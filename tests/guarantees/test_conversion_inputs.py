@@ -1,5 +1,5 @@
 """Bad input to every conversion raises the documented error and changes nothing
-(DESIGN principle 4): NaN, infinities, negatives, delta outside its range, bools and
+(docs/design.md, principle 4): NaN, infinities, negatives, delta outside its range, bools and
 wrong types, wrong guarantee kinds."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The analyst-facing shell (DESIGN principles 2 and 3) over H23-Def2.7 / Alg3 and
+"""The analyst-facing shell (docs/design.md, principles 2 and 3) over H23-Def2.7 / Alg3 and
 H23-Def2.13 / Alg6: refuse-and-continue, private state, and the thread stress test
 (16 threads launching and querying at random: zero overspend and a consistent view,
 1,000 operations per thread twice by default; 10,000 operations 20 times under

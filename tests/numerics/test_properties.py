@@ -1,4 +1,4 @@
-"""Property tests of the certified numerics (DESIGN principle 5 and 6).
+"""Property tests of the certified numerics (docs/design.md, principles 5 and 6).
 
 Oracles: exact ``Fraction`` arithmetic and mpmath at 80 significant digits, both
 independent of flint.

@@ -1,5 +1,5 @@
 """W23-StitchedOdometer-Corrected and W23-MixtureOdometer-Corrected: regression values
-(odometer-notes section 5.5, recomputed here with mpmath), monotone readings, the
+(docs/derivations.md, section 2.10, recomputed here with mpmath), monotone readings, the
 delta'' cut-off at equality, the fast path never below the certified reading."""
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def test_monotone_and_fast_path_above(epsilons: list[float], key: str) -> None:
 def test_private_hooks_reproduce_the_printed_forms() -> None:
     """Negative controls (registered later in verify/twins/) override one private hook;
     with the drift dropped the stitched reading is the poster's printed P8 (5.6750 at
-    n = 100, delta' = 1e-5, odometer-notes section 2.7), and the printed P9 uses the total
+    n = 100, delta' = 1e-5, docs/derivations.md, section 2.10), and the printed P9 uses the total
     delta in the logarithm."""
     from flint import arb
 

@@ -1,4 +1,4 @@
-"""Cross-checks of the conversions against peer libraries (DESIGN, testing layers).
+"""Cross-checks of the conversions against peer libraries (docs/design.md, testing layers).
 
 - OpenDP's optimal zCDP -> (epsilon, delta) conversion (``make_zCDP_to_approxDP``,
   ``make_fix_delta``; the same CKS20 method): agrees with ours within a few ulps, and

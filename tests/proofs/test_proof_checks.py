@@ -1,4 +1,4 @@
-"""Run every check of every shipped proof, then its mutants (DESIGN, "Proofs").
+"""Run every check of every shipped proof, then its mutants (docs/design.md, proofs).
 
 Every ``algebra``/``numeric`` step must pass, must not be a restatement, and every
 single-site mutant of its asserted relation must fail or raise

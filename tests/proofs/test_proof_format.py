@@ -1,4 +1,4 @@
-"""Unit tests of the proof parser, the sandbox and the mutator (DESIGN, "Proofs")."""
+"""Unit tests of the proof parser, the sandbox and the mutator (docs/design.md, proofs)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The status rules of the spec catalogue, checked mechanically (DESIGN, "The spec catalogue").
+"""The spec catalogue's status rules, checked mechanically (docs/design.md, the spec catalogue).
 
 - every ``spec/<TAG>.toml`` parses; ids and aliases are unique across the files; ids follow
   ``<TAG>-<Kind><number>`` or ``<TAG>-<CamelName>`` with the file's tag; kind, provenance and
@@ -139,7 +139,7 @@ FIXED_IDS = (
     "RRUV16-Odometer",
 )
 
-# Printed-but-wrong forms (DESIGN principle 7): refuted, or planned with the twin named.
+# Printed-but-wrong forms (docs/design.md, principle 7): refuted, or planned with the twin named.
 PRINTED_FORMS = (
     "H23-Thm3.7-Printed",
     "W23-StitchedOdometer",

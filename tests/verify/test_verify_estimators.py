@@ -87,7 +87,7 @@ def test_required_samples_is_the_smallest_powered_n(quantity: Quantity, delta: f
 
 
 def test_sample_sizes_near_design_figures() -> None:
-    # DESIGN: about 1,000 paths for a tail and 2,500 for a hockey-stick at delta = 0.05
+    # docs/design.md: about 1,000 paths for a tail and 2,500 for a hockey-stick at delta = 0.05
     assert 400 <= required_samples(Quantity.TAIL, 0.05) <= 1200
     assert 1500 <= required_samples(Quantity.HOCKEY_STICK, 0.05) <= 3000
     assert required_samples(Quantity.MAX_LOSS, 0.02) == 700

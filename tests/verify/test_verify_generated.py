@@ -1,4 +1,4 @@
-"""Hypothesis-generated adversaries (at most three per claim, DESIGN) against valid
+"""Hypothesis-generated adversaries (at most three per claim, docs/design.md) against valid
 claims, and the crossing experiment of the odometer protocol."""
 
 from __future__ import annotations

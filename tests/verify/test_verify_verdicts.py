@@ -1,4 +1,4 @@
-"""Verdict rules exactly as DESIGN states them."""
+"""Verdict rules exactly as docs/design.md states them."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Each subcommand module defines ``NAME``, ``HELP``, ``configure(parser)`` and
 ``run(args) -> int``; this dispatcher finds them. Usage errors exit 2 with one line
-on stderr, never a traceback (DESIGN, command line).
+on stderr, never a traceback (docs/design.md, command line).
 """
 
 from __future__ import annotations

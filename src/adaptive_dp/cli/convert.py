@@ -1,7 +1,7 @@
 """``adaptive-dp convert``: certified conversions between privacy guarantees.
 
 Sub-subcommands ``zcdp-to-dp``, ``gdp-to-dp``, ``rdp-to-dp`` and ``compose``. Every
-epsilon and delta printed is an upper bound rounded up (DESIGN principle 5); numbers
+epsilon and delta printed is an upper bound rounded up (docs/design.md, principle 5); numbers
 given on the command line are exact decimals (principle 6).
 """
 

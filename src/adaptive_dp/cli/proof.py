@@ -1,4 +1,4 @@
-"""``adaptive-dp proof``: print a proof with the status of each step (DESIGN, "Proofs").
+"""``adaptive-dp proof``: print a proof with the status of each step (docs/design.md, proofs).
 
 ``adaptive-dp proof ID`` runs every check of ``proofs/ID.md`` and prints each step with its
 status: ``checked-pass``, ``checked-FAIL``, ``restatement`` (a check that asserts nothing,

@@ -57,7 +57,7 @@ class UnifiedFilter(ZCDPFilter):
     """R23-Thm6 (reconstructed; R23-Eq4 is its pre-check): the unified privacy filter.
 
     "A BM is charged sensitivity^2/(2 t_stop) with the declared sensitivity; before it runs,
-    sensitivity^2/(2 t_min) <= the remaining rho" (DESIGN), in R23-Thm2's form:
+    sensitivity^2/(2 t_min) <= the remaining rho" (docs/design.md), in R23-Thm2's form:
     a BM round n is admitted iff "epsilon >= R + 2 sqrt(log(1/delta'') R)" at
     R = R_{n-1} + Delta^2/(2 t_min) (R23-Eq4), and charged Delta^2/(2 t_stop); a zCDP round
     exactly as R23-Thm2 (admitted iff the bound at R_{n-1} + rho_n is <= epsilon and

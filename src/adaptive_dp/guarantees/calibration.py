@@ -1,4 +1,4 @@
-"""Noise calibration: the smallest admissible noise scale, rounded UP (DESIGN principle 5).
+"""Noise calibration: the smallest admissible noise scale, rounded UP (docs/design.md, principle 5).
 
 Spec ids: R23-Lem2.1 (Laplace), R23-Lem2.2 (Gaussian, zCDP), CS2080-GaussianSigma.
 """

@@ -1,6 +1,6 @@
 """Privacy guarantees as immutable, validated values.
 
-Every parameter is stored exactly as a ``Fraction`` (DESIGN principle 6): decimal
+Every parameter is stored exactly as a ``Fraction`` (docs/design.md, principle 6): decimal
 text is exact, a float is its exact binary value. Constructors reject NaN,
 infinities, negative budgets and deltas outside [0, 1) with the errors of
 :mod:`adaptive_dp.errors`.

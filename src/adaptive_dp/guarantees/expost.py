@@ -4,7 +4,7 @@ Seed 000, Definition 4.1: "A(.; y) is (E(.; y), delta(y))-ex-post private if for
 neighbours x ~ x' and all y, Pr[L(A(x; y)) > E(A(x; y); y)] <= delta(y)."  The inequality
 is strict and E is a function of the released outcome.  The value kept here is the
 realised E(y) (``epsilon``), the delta, and ``max_epsilon``: the supremum of E over every
-outcome the mechanism can produce, known before it runs (DESIGN interchange line
+outcome the mechanism can produce, known before it runs (docs/design.md, interchange format, line
 ``{"kind": "expost", "max_epsilon": ..., "epsilon": ..., "delta": ...}``).  Filters
 pre-check ``max_epsilon`` and charge ``epsilon`` (R23-Lem5.2).
 """

@@ -1,7 +1,7 @@
 """zCDP conversions and composition: R23-Lem2.3, R23-Lem2.4, EXT-CKS20.
 
 Every returned epsilon or delta is an upper bound certified with an ``arb`` enclosure
-and rounded up to a float (DESIGN principle 5); exact rational results (``eps^2/2``,
+and rounded up to a float (docs/design.md, principle 5); exact rational results (``eps^2/2``,
 sums of rhos and deltas) stay exact. Searches for an optimal Rényi order run in
 mpmath; the bound is then certified at the order found, which is valid for *any*
 order, so a search that misses the optimum only costs tightness, never validity.

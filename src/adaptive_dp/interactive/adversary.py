@@ -1,4 +1,4 @@
-"""The ``Adversary`` protocol (DESIGN principle 9, "Adversaries" in Verification).
+"""The ``Adversary`` protocol (docs/design.md, principle 9 and verification: adversaries).
 
 An adversary interacts with a sequence of mechanisms and picks each next mechanism
 and its privacy parameter from the outputs released so far. It acts on a *batch* of

@@ -1,5 +1,5 @@
 """H23-Def2.7 / Alg3 on a batch of independent paths: the vectorised concurrent
-filtered composition used by the verification claims (DESIGN, Verification:
+filtered composition used by the verification claims (docs/design.md, verification:
 "Adversaries act on a batch of paths at once").
 
 Each path runs F(.; rho)-FiltCon(IM) with children that are interactive zCDP mechanisms
@@ -24,7 +24,7 @@ certified path refuses) is consulted only at launches, with the declared paramet
 budget is paid at launch, H23 section 1.4); queries are never budget-checked. A refused
 launch releases nothing (refuse-and-continue). The privacy loss of each path's whole
 view is the sum over released answers of log p_x(y) / p_x'(y), from the mechanisms'
-array log densities (DESIGN principle 8), in the order of the sampling side.
+array log densities (docs/design.md, principle 8), in the order of the sampling side.
 
 One private hook, ``_charges``, says what is charged when; a negative control in
 ``verify/twins/`` overrides it (one named defect).

@@ -21,7 +21,7 @@ j-th launched mechanism overall. ``terminal=True`` is the paper's N = min(N_zCDP
 the first refusal of either ledger halts everything; ``terminal=False`` lets each ledger
 refuse and continue on its own.
 
-The conclusion is missing from the seed (catalogue ambiguity 10); :attr:`R23MixedFilter.
+The conclusion is missing from the seed (proofs/R23-Thm3.md, provenance); :attr:`R23MixedFilter.
 guarantee` is the reconstruction by concurrent composition of the two systems with basic
 composition, (epsilon + epsilon', delta + delta'' + delta')-DP [D]. The restriction that
 each system's parameters depend only on its own outcomes is the analyst's obligation.

@@ -1,4 +1,4 @@
-"""The analyst-facing shell (DESIGN principles 2 and 3) around H23-Def2.7 / Alg3
+"""The analyst-facing shell (docs/design.md, principles 2 and 3) around H23-Def2.7 / Alg3
 (F-FiltCon(IM)) and H23-Def2.13 / Alg6 (G-OdomCon(IM)).
 
 A :class:`ConcurrentFilter` or :class:`ConcurrentOdometer` holds the dataset, the
@@ -210,7 +210,7 @@ class ConcurrentOdometer(_Session):
 def replay(
     transcript: tuple[Record, ...], machine: Composite, data: object, *, seed: int
 ) -> bool:
-    """DESIGN principle 3: a recorded view is consistent iff replaying its requests
+    """docs/design.md, principle 3: a recorded view is consistent iff replaying its requests
     single-threaded through a fresh ``machine`` with the same seed gives the same
     answers (hence the same decisions and loss)."""
     rng = np.random.default_rng(seed)

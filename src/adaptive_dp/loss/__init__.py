@@ -1,4 +1,4 @@
-"""Privacy-loss oracles built from mechanisms' densities (DESIGN principle 8).
+"""Privacy-loss oracles built from mechanisms' densities (docs/design.md, principle 8).
 
 Imports mechanisms only, never the guarantee conversions it judges.
 """

@@ -18,7 +18,7 @@ def privacy_loss(
     "The privacy loss between neighbours x and x' at output y is
     log(Pr[M(x) = y] / Pr[M(x') = y])", computed as
     ``mechanism.logpdf(y, center) - mechanism.logpdf(y, center_prime)`` (vectorised),
-    never from a closed form of the loss (DESIGN principle 8).
+    never from a closed form of the loss (docs/design.md, principle 8).
     """
     out: NDArray[np.float64] = mechanism.logpdf(y, center) - mechanism.logpdf(y, center_prime)
     return out

@@ -2,7 +2,7 @@
 
 A mechanism declares its densities (``logpdf``), a sampler and its fixed guarantee;
 ``adaptive_dp.loss`` builds privacy-loss distributions from those densities alone
-(DESIGN principle 8). Worst-case neighbours for a scalar query: center 0 on x and
+(docs/design.md, principle 8). Worst-case neighbours for a scalar query: center 0 on x and
 ``sensitivity`` on x'.
 """
 

@@ -6,7 +6,7 @@ and every k >= 1, L^{(1:k)} = L^{(k)}" on a grid of time values
 every x, T(x) := T(A(x)) is a stopping time with respect to F^{(k)}(x) =
 sigma(A^{(i)}(x) : i <= k)": it reads the released prefix only, never the data.
 
-Everything is vectorised over a batch of paths (DESIGN, adversaries act on batches):
+Everything is vectorised over a batch of paths (docs/design.md, adversaries act on batches):
 values have shape ``(paths, k, d)``.
 """
 

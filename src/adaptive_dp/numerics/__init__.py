@@ -1,6 +1,6 @@
 """Certified numerics: enclosures, directed rounding, exact budgets.
 
-This package knows nothing of privacy (DESIGN, import direction).
+This package knows nothing of privacy (docs/design.md, import direction).
 """
 
 from adaptive_dp.numerics.enclosure import (

@@ -1,4 +1,4 @@
-"""Rigorous enclosures with python-flint ``arb`` balls (DESIGN principle 5).
+"""Rigorous enclosures with python-flint ``arb`` balls (docs/design.md, principle 5).
 
 A certified quantity is computed as a ball that provably contains the exact value,
 then rounded to float in the safe direction by :mod:`adaptive_dp.numerics.rounding`.

@@ -1,4 +1,4 @@
-"""Exact budgets (DESIGN principle 6).
+"""Exact budgets (docs/design.md, principle 6).
 
 Spends given as text (command line, JSON, ``str``, ``Decimal``, ``Fraction``) are
 exact decimals; a Python ``float`` is its exact binary value. Sums and comparisons of

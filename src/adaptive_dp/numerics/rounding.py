@@ -1,4 +1,4 @@
-"""Directed rounding to float, toward more privacy loss (DESIGN principle 5).
+"""Directed rounding to float, toward more privacy loss (docs/design.md, principle 5).
 
 ``round_up`` returns the smallest float >= the exact value; ``round_down`` the
 largest float <= it. Applied to a ball's endpoints, the float is within one ulp of

@@ -1,4 +1,4 @@
-"""mpmath helpers for searches and reference values (DESIGN principle 5).
+"""mpmath helpers for searches and reference values (docs/design.md, principle 5).
 
 Searches (an optimal order, a root) run in floats or mpmath; the bound they find is
 then certified by an enclosure. Nothing returned here is a certified bound.

@@ -1,5 +1,5 @@
 """Privacy-loss accumulators (H23 / Lécuyer) and time-uniform odometers (W23), two
-different protocols (DESIGN, Vocabulary)."""
+different protocols (docs/design.md, vocabulary)."""
 
 from adaptive_dp.odometers.accumulators import (
     EXHAUSTED,

@@ -6,8 +6,8 @@ stitched (P8) and conjugate-mixture (P9) odometers omit the drift of the privacy
 and are refuted (W23-StitchedOdometer, W23-MixtureOdometer, status refuted; their
 negative controls override the private hooks ``_drift`` and ``_level`` in
 ``verify/twins/``). The forms here are the reconstructed items
-W23-StitchedOdometer-Corrected and W23-MixtureOdometer-Corrected (odometer-notes.md
-sections 2-4, re-derived in the proofs):
+W23-StitchedOdometer-Corrected and W23-MixtureOdometer-Corrected (docs/derivations.md,
+sections 2.4-2.7, re-derived in the proofs):
 
     U_n = 1/2 V_n + Delta_n + g(V_n)   if Delta_n <= delta'',   +inf otherwise,
 
@@ -15,7 +15,7 @@ with V_n = sum_{m<=n} epsilon_m^2, Delta_n = sum_{m<=n} delta_m, for conditional
 (epsilon_m, delta_m)-pDP inputs (pure DP included), valid with probability
 >= 1 - delta' - delta''. Readings are certified and rounded up.
 
-The RRUV16 odometer is omitted: its formula was not retrieved (catalogue section 4.3,
+The RRUV16 odometer is omitted: its formula was not retrieved (spec item RRUV16-Odometer,
 memory only), and a reconstruction would be a new result, not RRUV16's.
 """
 

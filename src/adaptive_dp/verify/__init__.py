@@ -1,6 +1,6 @@
 """The judge: simulators, estimators, verdicts, the claim registry and negative controls.
 
-Nothing but :mod:`adaptive_dp.cli` imports this package (DESIGN, import direction).
+Nothing but :mod:`adaptive_dp.cli` imports this package (docs/design.md, import direction).
 
 - :mod:`.simulate`: vectorised adaptive interactions on worst-case neighbours, the batch
   rule protocol for filters, accumulators and odometers;

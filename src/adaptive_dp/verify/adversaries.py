@@ -1,4 +1,4 @@
-"""Strategy families of adaptive adversaries (DESIGN, Verification: adversaries).
+"""Strategy families of adaptive adversaries (docs/design.md, verification: adversaries).
 
 Each family is a frozen dataclass implementing
 :class:`adaptive_dp.interactive.adversary.Adversary` on a batch of paths: one numpy

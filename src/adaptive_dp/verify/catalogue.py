@@ -1,8 +1,8 @@
 """The spec catalogue: one ``[[item]]`` per numbered statement of every source.
 
 The catalogue lives in ``spec/<TAG>.toml`` (shipped in the wheel, found with
-:func:`adaptive_dp.resources.data_dir`). Each item carries the fields of DESIGN, "The spec
-catalogue": ``id``, ``kind``, ``title``, ``source``, ``provenance``, ``statement``,
+:func:`adaptive_dp.resources.data_dir`). Each item carries the fields of docs/design.md,
+the spec catalogue: ``id``, ``kind``, ``title``, ``source``, ``provenance``, ``statement``,
 ``aliases``, ``reconstructed``, ``implemented_by``, ``tested_by``, ``proof``, ``claims``,
 ``status``, and for negative controls ``twin``. This module only reads and validates the
 files; what the statuses promise is checked mechanically by ``tests/spec/``.
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 SOURCES: Final[tuple[str, ...]] = ("R23", "H23", "W23", "CS2080", "W22", "RRUV16", "EXT")
-"""The source tags, in the order of DESIGN's table; one file ``spec/<TAG>.toml`` each."""
+"""The source tags, in the order of docs/design.md, sources; one ``spec/<TAG>.toml`` each."""
 
 KINDS: Final[tuple[str, ...]] = (
     "definition",
@@ -114,7 +114,7 @@ class CatalogueError(ValueError):
 def id_pattern(tag: str) -> re.Pattern[str]:
     """The id grammar for ``tag``: ``<TAG>-<Kind><number>`` or ``<TAG>-<CamelName>``.
 
-    Either form may end in ``-Corrected`` (a reconstructed correction, DESIGN principle 7)
+    Either form may end in ``-Corrected`` (a reconstructed correction, docs/design.md, principle 7)
     or ``-Printed`` (a printed form kept as a refuted negative control).
     """
     return re.compile(rf"^{re.escape(tag)}-(?:{_NUMBERED}|{_CAMEL}){_SUFFIX}$")
@@ -122,7 +122,7 @@ def id_pattern(tag: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True, slots=True)
 class SpecItem:
-    """One catalogue entry (DESIGN, "The spec catalogue")."""
+    """One catalogue entry (docs/design.md, the spec catalogue)."""
 
     id: str
     kind: str
@@ -334,7 +334,7 @@ class Coverage:
 
 
 def coverage(items: Iterable[SpecItem] | None = None) -> tuple[Coverage, ...]:
-    """Coverage per source tag (DESIGN: reference items are excluded from coverage).
+    """Coverage per source tag (docs/design.md: reference items are excluded from coverage).
 
     ``implemented`` counts items at status implemented or verified (a verified item is
     implemented too); ``verified`` counts verified items only.

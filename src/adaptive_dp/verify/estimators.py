@@ -1,4 +1,4 @@
-"""Estimators with error control for the verification harness (DESIGN, Verification).
+"""Estimators with error control for the verification harness (docs/design.md, verification).
 
 Every estimator returns an :class:`Estimate`: the sample size, the point estimate and
 one-sided confidence bounds, each valid with probability at least ``1 - LEVEL`` where
@@ -67,7 +67,7 @@ MAX_LOSS_FACTOR = 14.0
 
 
 class Quantity(Enum):
-    """What a claim bounds (DESIGN, Verification: quantities)."""
+    """What a claim bounds (docs/design.md, verification: quantities)."""
 
     TAIL = "tail"
     HOCKEY_STICK = "hockey-stick"

@@ -1,4 +1,4 @@
-"""Proof files: parser, check runner and mutation tester (DESIGN, "Proofs").
+"""Proof files: parser, check runner and mutation tester (docs/design.md, proofs).
 
 A proof lives in ``proofs/<id>.md`` (shipped in the wheel, found through
 :func:`adaptive_dp.resources.data_dir`). Its layout::

@@ -1,4 +1,4 @@
-"""Verdict rules (DESIGN, Verification: verdicts), exactly as stated there.
+"""Verdict rules (docs/design.md, verification: verdicts), exactly as stated there.
 
 - **violated** iff the one-sided lower confidence bound at ``1 - 1e-6`` exceeds the
   claimed value;

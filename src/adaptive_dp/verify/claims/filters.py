@@ -13,7 +13,7 @@ filters' vectorised fast paths, which admit only what the certified path admits
 (``tests/filters/test_fast_path.py``); twins run the certified path through
 :class:`~adaptive_dp.verify.simulate.GroupedRule` on output-independent adversaries.
 
-Quantities (DESIGN, Verification): delta = 0 claims (CS2080-PureDPFilter) are max-loss
+Quantities (docs/design.md, verification): delta = 0 claims (CS2080-PureDPFilter) are max-loss
 tests (power for tails of 0.02 / 1e-3); every (epsilon, delta) conclusion is a
 hockey-stick at the claimed epsilon against the claimed delta; RDP, zCDP and GDP
 conclusions are hockey-sticks at the epsilon of the certified conversion (EXT-BBGHS20,

@@ -21,7 +21,7 @@ Scenarios (quick: delta' = 0.05; full: delta' = 1e-3, horizon 10^4):
 
 - ``<odometer>/constant``: the poster's scenario, randomized response with
   epsilon_m = 0.1 at every step, horizon 10^4 (both profiles).
-- ``<odometer>/budget-hugging``: boundary hugging (odometer-notes section 5.3, A3): a
+- ``<odometer>/budget-hugging``: boundary hugging (docs/derivations.md, section 2.10, A3): a
   path requests epsilon_m = 0.2 (randomized response) while its loss is within 1 of its
   current bound, else 0.05 (Laplace); horizon 1,000 (quick) / 10^4 (full).
 - ``<odometer>/adaptive-epsilon``: centred loss (A1): epsilon_m = 0.2 while

@@ -10,11 +10,11 @@ the whole batch.
   corrected stitched odometer with the drift 1/2 V_n + Delta_n removed (hook ``_drift``),
   "U_n = 1.7 sqrt(V_n (log log(2 V_n / epsilon_1^2) + 0.72 log(5.2 / delta')))". The loss
   has drift E L_n = n epsilon tanh(epsilon/2) ~ V_n / 2, so this boundary is crossed
-  (odometer-notes section 5.2: 0.88 of paths within 10^4 steps).
+  (docs/derivations.md, section 2.10: 0.88 of paths within 10^4 steps).
 - :class:`PrintedMixtureOdometer` (W23-MixtureOdometer, poster P9, refuted): the one-sided
   mixture "U_n = sqrt(2 (V_n + rho) log(1/(2 delta) sqrt((V_n + rho)/rho) + 1))" as
   printed: no drift (hook ``_drift``) and the total delta = delta' + delta'' in the
-  logarithm (hook ``_level``; a printed form may differ in more than one place, DESIGN,
+  logarithm (hook ``_level``; a printed form may differ in more than one place, docs/design.md,
   Verification: twins). With delta'' = 0 the level hook changes nothing, so the defect
   that is caught is the missing drift (0.99 of paths cross within 10^4 steps, rho = 1).
 - :class:`FixedTimeAsOdometer` (of both corrected odometers): the fixed-n
@@ -22,7 +22,7 @@ the whole batch.
   valid at each n fixed in advance (it is the W23 filter's expression, H23-ThmB.3), read
   as an odometer at every n (hook ``_boundary``): by the law of the iterated logarithm
   it is crossed with probability growing with the horizon (0.14 within 10^4 steps of
-  epsilon = 0.1 at delta' = 0.05, odometer-notes section 5.2).
+  epsilon = 0.1 at delta' = 0.05, docs/derivations.md, section 2.10).
 
 ``tests/verify/test_filter_twins.py`` computes each twin's exact crossing probability in
 its scenario by dynamic programming over the randomized-response lattice.
