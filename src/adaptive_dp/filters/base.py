@@ -333,8 +333,8 @@ class FloatFilterState(NamedTuple):
         """Whether the request (Python floats) would be admitted (pure)."""
         if self.halted:
             return False
-        valid, after = self.rule.fast_after(self.sums, primary, delta)
-        return bool(valid and self.rule._fast_admits(after))
+        after = self.rule.scalar_after(self.sums, primary, delta)
+        return after is not None and bool(self.rule._fast_admits(after))
 
     def spend(self, primary: float, delta: float = 0.0) -> tuple[bool, FloatFilterState]:
         """Charge the request (Python floats) if admitted; refuse (and, if terminal,
@@ -342,11 +342,12 @@ class FloatFilterState(NamedTuple):
         if self.halted:
             return False, self
         rule = self.rule
-        valid, after = rule.fast_after(self.sums, primary, delta)
-        if valid and rule._fast_admits(after):
-            return True, FloatFilterState(rule, cast(tuple[float, ...], after), False,
-                                          self.terminal)
-        return False, FloatFilterState(rule, self.sums, self.terminal, self.terminal, not valid)
+        after = rule.scalar_after(self.sums, primary, delta)
+        if after is not None and rule._fast_admits(after):
+            return True, FloatFilterState(rule, after, False, self.terminal)
+        return False, FloatFilterState(
+            rule, self.sums, self.terminal, self.terminal, after is None
+        )
 
     def max_next(self, next_delta: float = 0.0) -> float | None:
         """The largest admissible next primary parameter, rounded down (None if none)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.guarantees.lattice import Measure, implies, spend_in
@@ -109,8 +109,15 @@ class Ledger:
         request is NaN, infinite, negative or has a delta outside [0, 1) (outside {0} for
         a measure without delta)."""
         top = self.DELTA_TOP
-        if isinstance(primary, float):  # the scalar route (a float delta)
-            valid: Flag = 0.0 <= primary < math.inf and 0.0 <= delta < top
-        else:
-            valid = both(finite_at_least(primary, 0.0), finite_at_least(delta, 0.0, top))
+        valid = both(finite_at_least(primary, 0.0), finite_at_least(delta, 0.0, top))
         return valid, self._fast_combine(sums, self._fast_increments(primary, delta))
+
+    def scalar_after(
+        self, sums: tuple[float, ...], primary: float, delta: float
+    ) -> tuple[float, ...] | None:
+        """:meth:`fast_after` for one session in Python floats (the scalar route): the
+        sums after the request, or None where it is invalid."""
+        if not (0.0 <= primary < math.inf and 0.0 <= delta < self.DELTA_TOP):
+            return None  # NaN compares False
+        after = self._fast_combine(sums, self._fast_increments(primary, delta))
+        return cast(tuple[float, ...], after)
