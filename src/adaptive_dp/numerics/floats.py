@@ -67,21 +67,27 @@ def mul_up(a: Real, b: Real) -> Real:
     """a * b rounded up for finite non-negative inputs (Dekker TwoProduct); a nonzero
     product below the smallest normal float (where TwoProduct's error term is no longer
     exact) is moved one ulp up, which bounds a round-to-nearest result from above."""
-    with np.errstate(over="ignore", invalid="ignore"):  # huge inputs: p = inf, kept
-        p = a * b
-        ca = _SPLIT * a
-        ahi = ca - (ca - a)
-        alo = a - ahi
-        cb = _SPLIT * b
-        bhi = cb - (cb - b)
-        blo = b - bhi
-        err = ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
-    if isinstance(p, float):
+    if isinstance(a, float) and isinstance(b, float):
+        p, err = _two_product(a, b)
         tiny = p < _TINY and a != 0 and b != 0
         return math.nextafter(p, math.inf) if err > 0 or tiny else p
-    up = (err > 0) | ((p < _TINY) & (a != 0) & (b != 0))
-    out: FloatArray = np.where(up, np.nextafter(p, np.inf), p)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge inputs: p = inf, kept
+        pa, erra = _two_product(a, b)
+        up = (erra > 0) | ((pa < _TINY) & (a != 0) & (b != 0))
+    out: FloatArray = np.where(up, np.nextafter(pa, np.inf), pa)
     return out
+
+
+def _two_product(a: Real, b: Real) -> tuple[Real, Real]:
+    """Dekker's TwoProduct: the float product and its rounding error."""
+    p = a * b
+    ca = _SPLIT * a
+    ahi = ca - (ca - a)
+    alo = a - ahi
+    cb = _SPLIT * b
+    bhi = cb - (cb - b)
+    blo = b - bhi
+    return p, ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
 
 
 def inflate_up(x: Real) -> Real:
