@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from adaptive_dp.interactive.adversary import GAUSSIAN
-from adaptive_dp.verify.adversaries import BudgetHugging
-from adaptive_dp.verify.simulate import simulate
+from adaptive_dp.verify.judge.adversaries import BudgetHugging
+from adaptive_dp.verify.judge.simulate import simulate
 
 STEPS = 100
 

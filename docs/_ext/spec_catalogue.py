@@ -23,7 +23,7 @@ from docutils.statemachine import StringList  # type: ignore[import-untyped]  # 
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from adaptive_dp.verify.catalogue import SOURCES, SpecItem, coverage, load_catalogue
+from adaptive_dp.catalogue.items import SOURCES, SpecItem, coverage, load_catalogue
 
 
 def _escape(text: str) -> str:

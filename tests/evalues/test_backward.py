@@ -11,7 +11,7 @@ from adaptive_dp.evalues.backward import (
     round_log_evalue,
 )
 from adaptive_dp.mechanisms.brownian import brownian_sample
-from adaptive_dp.verify.estimators import hoeffding_bounds
+from adaptive_dp.verify.judge.estimators import hoeffding_bounds
 
 GRID = tuple(np.geomspace(100.0, 0.01, 60))
 

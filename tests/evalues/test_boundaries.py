@@ -18,7 +18,7 @@ from adaptive_dp.evalues.boundaries import (
     VilleBoundary,
 )
 from adaptive_dp.numerics import ball_lower, ball_upper
-from adaptive_dp.verify.estimators import clopper_pearson
+from adaptive_dp.verify.judge.estimators import clopper_pearson
 
 BOUNDARIES: list[Boundary] = [
     VilleBoundary("0.8", delta="0.05"),

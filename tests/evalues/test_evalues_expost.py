@@ -22,7 +22,7 @@ from adaptive_dp.evalues.expost import (
 )
 from adaptive_dp.loss.brownian import bm_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
-from adaptive_dp.verify.estimators import clopper_pearson
+from adaptive_dp.verify.judge.estimators import clopper_pearson
 
 
 def test_r23_thm5_certified_value_against_mpmath() -> None:

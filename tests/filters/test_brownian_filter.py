@@ -25,8 +25,8 @@ from adaptive_dp.guarantees.spends import BrownianSpend
 from adaptive_dp.ledger import FastTally
 from adaptive_dp.loss.brownian import bm_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
-from adaptive_dp.verify.claims.expost import _filter_experiment
-from adaptive_dp.verify.estimators import clopper_pearson
+from adaptive_dp.verify.judge.estimators import clopper_pearson
+from adaptive_dp.verify.registry.claims.expost import _filter_experiment
 
 
 def _rho_star(eps: float, dpp: float) -> mpmath.mpf:

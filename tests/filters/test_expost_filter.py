@@ -21,7 +21,7 @@ from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
 from adaptive_dp.numerics import round_down
-from adaptive_dp.verify.estimators import clopper_pearson
+from adaptive_dp.verify.judge.estimators import clopper_pearson
 
 
 def test_r23_def4_1_expost_value_validation() -> None:

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
-from adaptive_dp.interactive.batch import BatchConcurrentFilter
-from adaptive_dp.verify.claims.interactive import (
+from adaptive_dp.verify.judge.batch import BatchConcurrentFilter
+from adaptive_dp.verify.judge.runner import run_claim
+from adaptive_dp.verify.judge.verdicts import Verdict
+from adaptive_dp.verify.registry.claims.interactive import (
     CLAIMS,
     InterleavedStopAtWorst,
     LaunchAllThenQuery,
 )
-from adaptive_dp.verify.runner import run_claim
-from adaptive_dp.verify.twins.interactive import ChargeAnsweredOnly
-from adaptive_dp.verify.verdicts import Verdict
+from adaptive_dp.verify.registry.twins.interactive import ChargeAnsweredOnly
 
 
 def test_batch_admissions_and_twin() -> None:
@@ -67,7 +67,7 @@ def test_pure_mode_w23_admissions() -> None:
     import mpmath as mp
 
     from adaptive_dp.filters.w23 import W23Filter
-    from adaptive_dp.verify.claims.interactive import PureLaunchAllThenQuery
+    from adaptive_dp.verify.registry.claims.interactive import PureLaunchAllThenQuery
 
     rng = np.random.default_rng(8)
     out = BatchConcurrentFilter(W23Filter(2, delta="0.05"), 150, "epsilon").run(

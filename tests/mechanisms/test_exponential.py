@@ -14,7 +14,7 @@ from adaptive_dp.errors import ParameterError
 from adaptive_dp.guarantees.definitions import ZCDP
 from adaptive_dp.guarantees.zcdp import zcdp_delta_optimal
 from adaptive_dp.mechanisms.exponential import ExponentialMechanism, range_sensitivity
-from adaptive_dp.verify.twins.application import HalvedScaleExponential
+from adaptive_dp.verify.registry.twins.application import HalvedScaleExponential
 
 
 def _softmax_mp(counts: tuple[int, ...], scale: float) -> list[float]:

@@ -2,7 +2,7 @@
 
 Every ``algebra``/``numeric`` step must pass, must not be a restatement, and every
 single-site mutant of its asserted relation must fail or raise
-(``adaptive_dp.verify.proofs`` documents the mutation rule).
+(``adaptive_dp.catalogue.proofs`` documents the mutation rule).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from adaptive_dp.verify.proofs import (
+from adaptive_dp.catalogue.proofs import (
     ProofFormatError,
     Step,
     all_proofs,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from adaptive_dp.catalogue.proofs import load_proof
 from adaptive_dp.cli import main
-from adaptive_dp.verify.proofs import load_proof
 
 
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:

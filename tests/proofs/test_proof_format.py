@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from adaptive_dp.verify.proofs import (
+from adaptive_dp.catalogue.proofs import (
     ProofFormatError,
     ProofNotFoundError,
     Step,

@@ -9,7 +9,7 @@
 - verified additionally: the proof file exists and its checks pass, and every listed claim
   is registered with at least one twin;
 - refuted: the ``twin`` imports; a planned item that names a twin names it in
-  ``adaptive_dp.verify.twins``; reference items have no symbol;
+  ``adaptive_dp.verify.registry.twins``; reference items have no symbol;
 - coverage: the ids enumerated from the seeds (``EXPECTED`` below) are all present, and no
   id appears that is not listed there, so an item cannot silently vanish or slip in.
 """
@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from adaptive_dp.verify.catalogue import (
+from adaptive_dp.catalogue.items import (
     KINDS,
     PROVENANCES,
     SOURCES,
@@ -196,7 +196,7 @@ def _param(entries: list[SpecItem]) -> pytest.MarkDecorator:
 
 def _registry() -> Any:
     try:
-        module = importlib.import_module("adaptive_dp.verify.claims")
+        module = importlib.import_module("adaptive_dp.verify.registry")
     except ModuleNotFoundError:
         return None
     return getattr(module, "REGISTRY", None)
@@ -308,7 +308,7 @@ def test_verified_proof_and_claims(entry: SpecItem) -> None:
     assert entry.proof is not None, f"{entry.id}: verified needs a proof"
     assert (ROOT / entry.proof).is_file(), f"{entry.id}: {entry.proof} does not exist"
     try:
-        proofs = importlib.import_module("adaptive_dp.verify.proofs")
+        proofs = importlib.import_module("adaptive_dp.catalogue.proofs")
     except ModuleNotFoundError:
         proofs = None
     if proofs is not None:
@@ -317,7 +317,7 @@ def test_verified_proof_and_claims(entry: SpecItem) -> None:
             if step.kind != "argument":
                 assert proofs.run_check(step), f"{entry.id}: {step.label} fails"
     registry = _registry()
-    assert registry is not None, "verified items need adaptive_dp.verify.claims.REGISTRY"
+    assert registry is not None, "verified items need adaptive_dp.verify.registry.claims.REGISTRY"
     assert entry.claims, f"{entry.id}: verified needs registered claims"
     for claim in entry.claims:
         assert claim in registry, f"{entry.id}: claim {claim} is not registered"
@@ -346,7 +346,7 @@ def test_registered_claims_name_catalogue_ids() -> None:
 @_param(_by_status("refuted"))
 def test_refuted_points_at_an_importable_twin(entry: SpecItem) -> None:
     assert entry.twin is not None, f"{entry.id}: refuted needs a twin"
-    assert entry.twin.startswith("adaptive_dp.verify.twins."), entry.twin
+    assert entry.twin.startswith("adaptive_dp.verify.registry.twins."), entry.twin
     _resolve(entry.twin)
 
 
@@ -355,7 +355,7 @@ def test_printed_forms_are_negative_controls(ident: str) -> None:
     entry = item(ident)
     assert entry.id == ident
     assert entry.status in ("refuted", "planned")
-    assert entry.twin is not None and entry.twin.startswith("adaptive_dp.verify.twins.")
+    assert entry.twin is not None and entry.twin.startswith("adaptive_dp.verify.registry.twins.")
     corrected = f"{ident.removesuffix('-Printed')}-Corrected"
     if ident.endswith("-Printed"):
         return

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import adaptive_dp.verify.catalogue as catalogue
+import adaptive_dp.catalogue.items as catalogue
 from adaptive_dp.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """Every registered claim holds and every twin is caught (quick profile, seed 0).
 
-This module only parametrises over ``adaptive_dp.verify.claims.REGISTRY``; the full
+This module only parametrises over ``adaptive_dp.verify.registry.claims.REGISTRY``; the full
 profile runs under ``-m slow``.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from adaptive_dp.verify.claims import REGISTRY
-from adaptive_dp.verify.runner import run_claim
-from adaptive_dp.verify.verdicts import Verdict
+from adaptive_dp.verify.judge.runner import run_claim
+from adaptive_dp.verify.judge.verdicts import Verdict
+from adaptive_dp.verify.registry import REGISTRY
 
 
 def _check(claim_id: str, profile: str) -> None:

@@ -11,8 +11,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from adaptive_dp.verify.claims import REGISTRY
-from adaptive_dp.verify.claims.expost import THM3_TWIN_LAPLACE_EPSILON
+from adaptive_dp.verify.registry import REGISTRY
+from adaptive_dp.verify.registry.claims.expost import THM3_TWIN_LAPLACE_EPSILON
 
 RHO = mpmath.mpf(1) / 100  # each Gaussian round of the scenario
 CLAIM = "R23-Thm3/two-ledgers"

@@ -1,5 +1,5 @@
-"""Twins of the filter, accumulator and odometer claims (verify/claims/filters.py and
-verify/claims/odometers.py): each twin's true value in its scenario is at least twice its
+"""Twins of the filter, accumulator and odometer claims (verify/registry/claims/filters.py and
+verify/registry/claims/odometers.py): each twin's true value in its scenario is at least twice its
 claim, by exact computation with the loss oracles of ``adaptive_dp.loss`` (filters) or by
 dynamic programming over the randomized-response lattice with boundaries written here
 from their closed forms (odometers), never from the code under test. Also: the twins
@@ -36,20 +36,20 @@ from adaptive_dp.filters.base import FilterState
 from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, PureDP
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.loss import gaussian_hockey_stick, rr_composed_pld
-from adaptive_dp.verify.bounds import GDPComposition
-from adaptive_dp.verify.claims import REGISTRY
-from adaptive_dp.verify.claims.base import AdversaryExperiment, Setup, samples_for
-from adaptive_dp.verify.claims.odometers import (
+from adaptive_dp.verify.judge.claim import AdversaryExperiment, Setup, samples_for
+from adaptive_dp.verify.judge.estimators import MAX_LOSS_TOLERANCE, Quantity
+from adaptive_dp.verify.judge.runner import evaluate
+from adaptive_dp.verify.judge.simulate import FastRule, simulate
+from adaptive_dp.verify.judge.verdicts import Verdict
+from adaptive_dp.verify.registry import REGISTRY
+from adaptive_dp.verify.registry.bounds import GDPComposition
+from adaptive_dp.verify.registry.claims.odometers import (
     TWIN_DELTA,
     TWIN_HORIZON,
     OdometerCrossing,
     certified_readings,
 )
-from adaptive_dp.verify.estimators import MAX_LOSS_TOLERANCE, Quantity
-from adaptive_dp.verify.runner import evaluate
-from adaptive_dp.verify.simulate import FastRule, simulate
-from adaptive_dp.verify.twins.filters import PrintedReversedFilter
-from adaptive_dp.verify.verdicts import Verdict
+from adaptive_dp.verify.registry.twins.filters import PrintedReversedFilter
 
 FILTER_SPECS = ("CS2080-PureDPFilter", "RRUV16-BasicFilter", "H23-ThmB.3", "R23-Thm2",
                 "H23-Thm4.6", "RRUV16-Filter", "EXT-ST22", "H23-Thm3.8", "H23-Thm4.9")

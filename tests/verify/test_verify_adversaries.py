@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from verify_strategies import any_adversary, budget_hugging
 
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
-from adaptive_dp.verify.adversaries import (
+from adaptive_dp.verify.judge.adversaries import (
     FAMILIES,
     BudgetHugging,
     Doubling,
@@ -20,8 +20,8 @@ from adaptive_dp.verify.adversaries import (
     adversary_from_data,
     adversary_to_data,
 )
-from adaptive_dp.verify.claims.ext import GENERATED
-from adaptive_dp.verify.simulate import BatchView, simulate
+from adaptive_dp.verify.judge.simulate import BatchView, simulate
+from adaptive_dp.verify.registry.claims.ext import GENERATED
 
 
 def _view(paths: int, step: int, rng: np.random.Generator) -> BatchView:

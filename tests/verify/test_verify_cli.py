@@ -11,11 +11,10 @@ import pytest
 from adaptive_dp.cli import main
 from adaptive_dp.interactive.adversary import GAUSSIAN
 from adaptive_dp.loss import gaussian_hockey_stick
-from adaptive_dp.verify import runner
-from adaptive_dp.verify.adversaries import Constant
-from adaptive_dp.verify.claims import REGISTRY, Claim, Setup, Twin
-from adaptive_dp.verify.claims.base import AdversaryExperiment, samples_for
-from adaptive_dp.verify.estimators import Quantity
+from adaptive_dp.verify.judge.adversaries import Constant
+from adaptive_dp.verify.judge.claim import AdversaryExperiment, Claim, Setup, Twin, samples_for
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.registry import REGISTRY
 
 ONE = "R23-Lem2.3/gaussian"
 
@@ -73,8 +72,8 @@ def _gaussian_setup(claimed: float) -> Setup:
 
 def _fake(monkeypatch: pytest.MonkeyPatch, *claims: Claim) -> None:
     registry = MappingProxyType({c.id: c for c in claims})
-    monkeypatch.setattr(runner, "REGISTRY", registry)
     monkeypatch.setattr("adaptive_dp.cli.verify.REGISTRY", registry)
+    monkeypatch.setattr("adaptive_dp.cli.verify.load", lambda: registry)
 
 
 def test_exit_1_on_violation_and_uncaught_twin(

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 from adaptive_dp.loss import gaussian_hockey_stick
-from adaptive_dp.verify.estimators import (
+from adaptive_dp.verify.judge.estimators import (
     LEVEL,
     Quantity,
     bernstein_bounds,

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from verify_strategies import capped
 
 from adaptive_dp.interactive.adversary import GAUSSIAN
-from adaptive_dp.verify.adversaries import Constant
-from adaptive_dp.verify.bounds import ZCDPComposition
-from adaptive_dp.verify.claims.base import CrossingExperiment, Setup, hockey_stick_setup
-from adaptive_dp.verify.estimators import Quantity, estimate_crossing
-from adaptive_dp.verify.runner import evaluate
-from adaptive_dp.verify.simulate import GroupedRule
-from adaptive_dp.verify.verdicts import Verdict
+from adaptive_dp.verify.judge.adversaries import Constant
+from adaptive_dp.verify.judge.claim import CrossingExperiment, Setup, hockey_stick_setup
+from adaptive_dp.verify.judge.estimators import Quantity, estimate_crossing
+from adaptive_dp.verify.judge.runner import evaluate
+from adaptive_dp.verify.judge.simulate import GroupedRule
+from adaptive_dp.verify.judge.verdicts import Verdict
+from adaptive_dp.verify.registry.bounds import ZCDPComposition
 
 
 @settings(max_examples=3)

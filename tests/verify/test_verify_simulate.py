@@ -21,18 +21,18 @@ from adaptive_dp.interactive.adversary import (
 )
 from adaptive_dp.loss import laplace_composed_tail, privacy_loss, rr_composed_pld
 from adaptive_dp.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
-from adaptive_dp.verify.adversaries import BudgetHugging, Constant, StopAtWorst
-from adaptive_dp.verify.claims.base import AdversaryExperiment, Setup
-from adaptive_dp.verify.estimators import Quantity, clopper_pearson
-from adaptive_dp.verify.runner import evaluate
-from adaptive_dp.verify.simulate import (
+from adaptive_dp.verify.judge.adversaries import BudgetHugging, Constant, StopAtWorst
+from adaptive_dp.verify.judge.claim import AdversaryExperiment, Setup
+from adaptive_dp.verify.judge.estimators import Quantity, clopper_pearson
+from adaptive_dp.verify.judge.runner import evaluate
+from adaptive_dp.verify.judge.simulate import (
     FastRule,
     GroupedRule,
     Request,
     release_losses,
     simulate,
 )
-from adaptive_dp.verify.verdicts import Verdict
+from adaptive_dp.verify.judge.verdicts import Verdict
 
 
 @pytest.mark.parametrize("under", ["x", "x'"])

@@ -13,9 +13,9 @@ import pytest
 
 from adaptive_dp.loss import gaussian_hockey_stick, pld, rr_composed_pld
 from adaptive_dp.mechanisms import LaplaceMechanism
-from adaptive_dp.verify.claims import REGISTRY
-from adaptive_dp.verify.claims.base import Setup
-from adaptive_dp.verify.estimators import MAX_LOSS_TOLERANCE, Quantity
+from adaptive_dp.verify.judge.claim import Setup
+from adaptive_dp.verify.judge.estimators import MAX_LOSS_TOLERANCE, Quantity
+from adaptive_dp.verify.registry import REGISTRY
 
 
 def _gauss(mu: float) -> Callable[[Setup], float]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adaptive_dp.verify.estimators import Estimate, Quantity, required_samples
-from adaptive_dp.verify.verdicts import EVALUE_FLAG, Verdict, has_power, judge, worst
+from adaptive_dp.verify.judge.estimators import Estimate, Quantity, required_samples
+from adaptive_dp.verify.judge.verdicts import EVALUE_FLAG, Verdict, has_power, judge, worst
 
 
 def _est(q: Quantity, n: int, lower: float, exceed: int = 0, scale: float = 1.0) -> Estimate:

@@ -1,7 +1,7 @@
 """Hypothesis strategies generating adversaries of every family with their parameters.
 
 Used by the adversary tests; generated adversaries worth keeping are committed to the
-registry as plain data (``adaptive_dp.verify.claims.ext.GENERATED``) and replayed.
+registry as plain data (``adaptive_dp.verify.registry.claims.ext.GENERATED``) and replayed.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from adaptive_dp.verify.adversaries import (
+from adaptive_dp.verify.judge.adversaries import (
     BudgetHugging,
     Constant,
     Doubling,

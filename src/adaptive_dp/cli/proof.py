@@ -15,8 +15,7 @@ import json
 import sys
 from typing import Any
 
-from adaptive_dp.cli import UsageError
-from adaptive_dp.verify.proofs import (
+from adaptive_dp.catalogue.proofs import (
     Proof,
     ProofNotFoundError,
     Step,
@@ -26,6 +25,7 @@ from adaptive_dp.verify.proofs import (
     mutation_report,
     trivial_reason,
 )
+from adaptive_dp.cli import UsageError
 
 NAME = "proof"
 HELP = "print a proof with the status of each checked step, or list the proofs"

@@ -14,18 +14,14 @@ output or to FILE. Works from an installed wheel: the catalogue and proofs are r
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from types import ModuleType
 from typing import Any
 
-from adaptive_dp.cli import UsageError
-from adaptive_dp.resources import data_dir
-from adaptive_dp.verify.catalogue import (
+from adaptive_dp.catalogue.items import (
     SOURCES,
     STATUSES,
     CatalogueError,
@@ -34,6 +30,9 @@ from adaptive_dp.verify.catalogue import (
     item,
     load_catalogue,
 )
+from adaptive_dp.catalogue.proofs import load_proof, run_check
+from adaptive_dp.cli import UsageError
+from adaptive_dp.resources import data_dir
 
 NAME = "spec"
 HELP = "print the coverage of the spec catalogue per source, or one row per item"
@@ -101,29 +100,21 @@ class ProofInfo:
         return text
 
 
-def _proofs_module() -> ModuleType | None:
-    """``adaptive_dp.verify.proofs`` if it is installed (else proof existence only)."""
-    try:
-        return importlib.import_module("adaptive_dp.verify.proofs")
-    except ImportError:
-        return None
-
-
-def _proof_info(entry: SpecItem, proofs: ModuleType | None, run_checks: bool) -> ProofInfo:
+def _proof_info(entry: SpecItem, run_checks: bool) -> ProofInfo:
     name = PurePosixPath(entry.proof).stem if entry.proof else entry.id
     folder = data_dir("proofs")
     exists = (folder / f"{name}.md").is_file()
     file = f"proofs/{name}.md" if exists or entry.proof else None
-    if not exists or proofs is None:
+    if not exists:
         return ProofInfo(file=file, exists=exists)
     try:
-        proof = proofs.load_proof(name)
+        proof = load_proof(name)
     except Exception as error:  # a malformed proof file is reported, not raised
         return ProofInfo(file=file, exists=True, error=str(error))
     checked = proof.checked_steps
     passed: int | None = None
     if run_checks:
-        passed = sum(1 for step in checked if proofs.run_check(step))
+        passed = sum(1 for step in checked if run_check(step))
     return ProofInfo(
         file=file, exists=True, steps=len(proof.steps), checked=len(checked), passed=passed
     )
@@ -200,16 +191,15 @@ def _print_coverage(rows: list[dict[str, Any]]) -> None:
 
 
 def _item_rows(entries: tuple[SpecItem, ...], run_checks: bool) -> list[dict[str, Any]]:
-    proofs = _proofs_module()
     rows = []
     for entry in entries:
         data = entry.to_json()
-        data["proof_info"] = _proof_info(entry, proofs, run_checks).to_json()
+        data["proof_info"] = _proof_info(entry, run_checks).to_json()
         rows.append(data)
     return rows
 
 
-def _print_items(rows: list[dict[str, Any]], proofs_available: bool) -> None:
+def _print_items(rows: list[dict[str, Any]]) -> None:
     header = ("id", "kind", "status", "recon", "symbol", "proof")
     body: list[tuple[str, ...]] = []
     for row in rows:
@@ -232,8 +222,6 @@ def _print_items(rows: list[dict[str, Any]], proofs_available: bool) -> None:
             )
         )
     print(_table(header, body))
-    if not proofs_available:
-        print("\n(adaptive_dp.verify.proofs is not installed: proof existence only)")
 
 
 def _show(ident: str, run_checks: bool, target: str | None) -> int:
@@ -242,7 +230,7 @@ def _show(ident: str, run_checks: bool, target: str | None) -> int:
     except KeyError as error:
         raise UsageError(f"no spec item or alias {ident!r}") from error
     data = entry.to_json()
-    data["proof_info"] = _proof_info(entry, _proofs_module(), run_checks).to_json()
+    data["proof_info"] = _proof_info(entry, run_checks).to_json()
     if target is not None:
         _emit(data, target)
         return 0
@@ -282,5 +270,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None:
         _emit({"coverage": rows, "items": item_rows}, args.json)
     else:
-        _print_items(item_rows, _proofs_module() is not None)
+        _print_items(item_rows)
     return 0

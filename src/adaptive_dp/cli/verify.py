@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.verify.claims import REGISTRY
-from adaptive_dp.verify.runner import ClaimResult, TestResult, run_claims, select
-from adaptive_dp.verify.verdicts import Verdict
+from adaptive_dp.verify.judge.runner import ClaimResult, TestResult, run_claims, select
+from adaptive_dp.verify.judge.verdicts import Verdict
+from adaptive_dp.verify.registry import REGISTRY, load
 
 NAME = "verify"
 HELP = "Check every registered privacy claim statistically, with negative controls."
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError(f"--workers={args.workers} is not allowed: expected at least 1")
     try:
-        ids = select(args.only)
+        ids = select(REGISTRY, args.only)
     except KeyError as error:
         raise UsageError(f"--only {error.args[0]!r}: no such claim (see --list)") from None
     if args.list:
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             bar.update(1)
 
     try:
-        results = run_claims(ids, args.profile, args.seed, args.workers, tick)
+        results = run_claims(load, ids, args.profile, args.seed, args.workers, tick)
     finally:
         if bar is not None:
             bar.close()

@@ -10,8 +10,8 @@ Mechanism kinds are small integers (:data:`LAPLACE`, :data:`GAUSSIAN`,
 parameter at sensitivity 1: epsilon for Laplace (scale ``1 / epsilon``) and randomized
 response, ``mu = 1 / sigma`` for the Gaussian mechanism (rho = mu^2 / 2).
 
-Strategy families live in :mod:`adaptive_dp.verify.adversaries`; the batch view and
-request values in :mod:`adaptive_dp.verify.simulate`.
+Strategy families live in :mod:`adaptive_dp.verify.judge.adversaries`; the batch view and
+request values in :mod:`adaptive_dp.verify.judge.simulate`.
 """
 
 from __future__ import annotations

@@ -42,21 +42,13 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
-from adaptive_dp.verify.adversaries import (
+from adaptive_dp.verify.judge.adversaries import (
     BudgetHugging,
     Constant,
     StopAtWorst,
     adversary_from_data,
 )
-from adaptive_dp.verify.bounds import (
-    CKS20,
-    DRS19,
-    KOV15,
-    GDPComposition,
-    RDPConversion,
-    RRCalibration,
-)
-from adaptive_dp.verify.claims.base import (
+from adaptive_dp.verify.judge.claim import (
     Claim,
     Setup,
     Twin,
@@ -64,15 +56,23 @@ from adaptive_dp.verify.claims.base import (
     max_loss_setup,
     profile_delta,
 )
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.twins.composition import DropLastGDP, KMinusOneKOV
-from adaptive_dp.verify.twins.conversions import (
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.registry.bounds import (
+    CKS20,
+    DRS19,
+    KOV15,
+    GDPComposition,
+    RDPConversion,
+    RRCalibration,
+)
+from adaptive_dp.verify.registry.twins.composition import DropLastGDP, KMinusOneKOV
+from adaptive_dp.verify.registry.twins.conversions import (
     HalvedEpsilonRDP,
     HalvedMuDRS19,
     HalvedRhoCKS20,
     RDPEpsilonAsDP,
 )
-from adaptive_dp.verify.twins.mechanisms import DoubledEpsilonRR
+from adaptive_dp.verify.registry.twins.mechanisms import DoubledEpsilonRR
 
 __all__ = ["CLAIMS", "GENERATED"]
 

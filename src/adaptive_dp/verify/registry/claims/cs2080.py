@@ -30,14 +30,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
-from adaptive_dp.verify.adversaries import BudgetHugging, Constant, StopAtWorst
-from adaptive_dp.verify.bounds import (
-    AdvancedComposition,
-    BasicComposition,
-    CS2080Sigma,
-    GroupPrivacy,
-)
-from adaptive_dp.verify.claims.base import (
+from adaptive_dp.verify.judge.adversaries import BudgetHugging, Constant, StopAtWorst
+from adaptive_dp.verify.judge.claim import (
     Claim,
     Setup,
     Twin,
@@ -45,9 +39,15 @@ from adaptive_dp.verify.claims.base import (
     max_loss_setup,
     profile_delta,
 )
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.twins.calibration import GroupSizeMinusOne, UnrestrictedCS2080Sigma
-from adaptive_dp.verify.twins.composition import DropLastBasic, NoDriftAdvanced
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.registry.bounds import (
+    AdvancedComposition,
+    BasicComposition,
+    CS2080Sigma,
+    GroupPrivacy,
+)
+from adaptive_dp.verify.registry.twins.calibration import GroupSizeMinusOne, UnrestrictedCS2080Sigma
+from adaptive_dp.verify.registry.twins.composition import DropLastBasic, NoDriftAdvanced
 
 __all__ = ["CLAIMS"]
 

@@ -2,7 +2,7 @@
 
 A claim asks one of these for its claimed value; every value comes from the library's
 certified calculators in :mod:`adaptive_dp.guarantees` (epsilons and deltas rounded up).
-A negative control (:mod:`adaptive_dp.verify.twins`) subclasses a bound and overrides
+A negative control (:mod:`adaptive_dp.verify.registry.twins`) subclasses a bound and overrides
 exactly one hook (docs/design.md, verification: twins), so a twin never duplicates the valid
 logic. ``claimed()`` returns ``(epsilon, delta)`` as floats.
 

@@ -2,7 +2,7 @@
 
 The experiment runs F(.; rho)-FiltCon(IM) with H23-Thm4.10's zCDP sum rule
 (``ZCDPSumFilter``) on a batch of paths
-(:class:`~adaptive_dp.interactive.batch.BatchConcurrentFilter`): the adversary launches
+(:class:`~adaptive_dp.verify.judge.batch.BatchConcurrentFilter`): the adversary launches
 interactive children built from the Gaussian mechanism and from randomized response
 (each declared rho_c-zCDP over ``rounds`` answers) and interleaves queries to all of
 them. The statistic is the privacy loss of the adversary's whole view at the filter's
@@ -27,7 +27,7 @@ rho-zCDP by H23-Thm4.10). Hockey-stick, both orders of the pair.
   requests of eps_c = 0.15 before any query (22 admitted at delta' = 0.05), then every
   child is queried; hockey-stick at epsilon = 2 against delta'. Twin
   ``charge-answered-only`` (all 150 admitted).
-- Twin ``charge-answered-only`` (:class:`~adaptive_dp.verify.twins.interactive.
+- Twin ``charge-answered-only`` (:class:`~adaptive_dp.verify.registry.twins.interactive.
   ChargeAnsweredOnly`): the compositor charges a child only for the queries answered so
   far; in the budget-hugging scenario it admits all 12 children (true rho = 3/2), at
   delta = 0.05.
@@ -46,12 +46,12 @@ from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
 from adaptive_dp.guarantees.definitions import ZCDP
 from adaptive_dp.interactive.adversary import GAUSSIAN, RANDOMIZED_RESPONSE
-from adaptive_dp.interactive.batch import BatchChildView, BatchConcurrentFilter, BatchMove
 from adaptive_dp.odometers.accumulators import ZCDPAccumulator
-from adaptive_dp.verify.bounds import ZCDPComposition
-from adaptive_dp.verify.claims.base import Claim, Setup, Twin, profile_delta, samples_for
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.twins.interactive import ChargeAnsweredOnly
+from adaptive_dp.verify.judge.batch import BatchChildView, BatchConcurrentFilter, BatchMove
+from adaptive_dp.verify.judge.claim import Claim, Setup, Twin, profile_delta, samples_for
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.registry.bounds import ZCDPComposition
+from adaptive_dp.verify.registry.twins.interactive import ChargeAnsweredOnly
 
 __all__ = ["CLAIMS", "InterleavedStopAtWorst", "LaunchAllThenQuery", "PureLaunchAllThenQuery"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from adaptive_dp.guarantees.definitions import RDP
-from adaptive_dp.verify.bounds import CKS20, DRS19, BunSteinke, RDPConversion
+from adaptive_dp.verify.registry.bounds import CKS20, DRS19, BunSteinke, RDPConversion
 
 __all__ = [
     "HalvedEpsilonRDP",

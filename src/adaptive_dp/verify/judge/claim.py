@@ -6,13 +6,13 @@ function ``(paths, rng, under) -> samples``), the evaluation epsilon, the claime
 the number of samples and the orders of the neighbouring pair to test. A
 :class:`Twin` (negative control) has the same shape; it is caught iff its verdict is
 violated. Samples per order are the smallest powered n (see
-:func:`adaptive_dp.verify.estimators.required_samples`) times :data:`SAFETY`. Twins
+:func:`adaptive_dp.verify.judge.estimators.required_samples`) times :data:`SAFETY`. Twins
 keep the scenario of the quick profile under "full" too: they are negative controls,
 and their scenarios are chosen so that the true value is at least twice their claim.
 
-Claims of later issues register the same way: a module of :mod:`adaptive_dp.verify.claims`
+Claims of later issues register the same way: a module of :mod:`adaptive_dp.verify.registry.claims`
 exposes ``CLAIMS: tuple[Claim, ...]``; an experiment that needs a filter, accumulator or
-odometer passes a :class:`adaptive_dp.verify.simulate.BatchRule` to
+odometer passes a :class:`adaptive_dp.verify.judge.simulate.BatchRule` to
 :class:`AdversaryExperiment` (a filter: the loss of what it admitted) or to
 :class:`CrossingExperiment` (an odometer: crossing indicators, quantity ``CROSSING``),
 or supplies any other experiment (e-values for ``EVALUE`` claims).
@@ -27,8 +27,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from adaptive_dp.verify.estimators import Quantity, required_samples
-from adaptive_dp.verify.simulate import BatchRule, simulate
+from adaptive_dp.verify.judge.estimators import Quantity, required_samples
+from adaptive_dp.verify.judge.simulate import BatchRule, simulate
 
 __all__ = [
     "PROFILES",
@@ -145,7 +145,7 @@ def samples_for(quantity: Quantity, claimed: float, delta_min: float | None = No
 
 
 class Bound(Protocol):
-    """A bound under test (:mod:`adaptive_dp.verify.bounds`): ``(epsilon, delta)``."""
+    """A bound under test (:mod:`adaptive_dp.verify.registry.bounds`): ``(epsilon, delta)``."""
 
     def claimed(self) -> tuple[float, float]: ...
 

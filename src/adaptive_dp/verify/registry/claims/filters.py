@@ -2,8 +2,8 @@
 read through their filter at budgets fixed in advance (H23-Lem2.19).
 
 Every experiment puts the filter between an adaptive adversary and the mechanisms
-(:class:`~adaptive_dp.verify.claims.base.AdversaryExperiment` with a
-:class:`~adaptive_dp.verify.simulate.FastRule`): the adversary requests randomized
+(:class:`~adaptive_dp.verify.judge.claim.AdversaryExperiment` with a
+:class:`~adaptive_dp.verify.judge.simulate.FastRule`): the adversary requests randomized
 response or Laplace releases (epsilon = the request, pure DP) or Gaussian releases
 (mu = the request, sigma = 1/mu, hence rho = mu^2/2-zCDP, alpha mu^2/2-RDP_alpha, mu-GDP);
 a refused request releases nothing and the path goes on (refuse-and-continue). The
@@ -11,7 +11,7 @@ statistic is the privacy loss of what was released, from the densities, on the
 worst-case neighbours (sensitivity 1), in both orders of the pair. Claims run the
 filters' vectorised fast paths, which admit only what the certified path admits
 (``tests/filters/test_fast_path.py``); twins run the certified path through
-:class:`~adaptive_dp.verify.simulate.GroupedRule` on output-independent adversaries.
+:class:`~adaptive_dp.verify.judge.simulate.GroupedRule` on output-independent adversaries.
 
 Quantities (docs/design.md, verification): delta = 0 claims (CS2080-PureDPFilter) are max-loss
 tests (power for tails of 0.02 / 1e-3); every (epsilon, delta) conclusion is a
@@ -82,14 +82,13 @@ from adaptive_dp.odometers.accumulators import (
     RDPAccumulator,
     ZCDPAccumulator,
 )
-from adaptive_dp.verify.adversaries import (
+from adaptive_dp.verify.judge.adversaries import (
     BudgetHugging,
     Constant,
     StopAtWorst,
     adversary_from_data,
 )
-from adaptive_dp.verify.bounds import GDPComposition, ZCDPComposition
-from adaptive_dp.verify.claims.base import (
+from adaptive_dp.verify.judge.claim import (
     AdversaryExperiment,
     Claim,
     Setup,
@@ -97,9 +96,10 @@ from adaptive_dp.verify.claims.base import (
     profile_delta,
     samples_for,
 )
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.simulate import BatchRule, FastRule, GroupedRule
-from adaptive_dp.verify.twins.filters import (
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.judge.simulate import BatchRule, FastRule, GroupedRule
+from adaptive_dp.verify.registry.bounds import GDPComposition, ZCDPComposition
+from adaptive_dp.verify.registry.twins.filters import (
     LookaheadDroppedAccumulator,
     LookaheadDroppedBasic,
     LookaheadDroppedGDP,

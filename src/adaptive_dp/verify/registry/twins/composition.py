@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from adaptive_dp.numerics import arb_of, ball_upper, enclose
-from adaptive_dp.verify.bounds import (
+from adaptive_dp.verify.registry.bounds import (
     KOV15,
     AdvancedComposition,
     BasicComposition,

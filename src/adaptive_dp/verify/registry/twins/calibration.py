@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from adaptive_dp.verify.bounds import CS2080Sigma, GroupPrivacy
+from adaptive_dp.verify.registry.bounds import CS2080Sigma, GroupPrivacy
 
 __all__ = ["GroupSizeMinusOne", "UnrestrictedCS2080Sigma"]
 

@@ -26,14 +26,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE
-from adaptive_dp.verify.adversaries import BudgetHugging, Constant, StopAtWorst
-from adaptive_dp.verify.bounds import (
-    BunSteinke,
-    GaussianCalibration,
-    LaplaceCalibration,
-    ZCDPComposition,
-)
-from adaptive_dp.verify.claims.base import (
+from adaptive_dp.verify.judge.adversaries import BudgetHugging, Constant, StopAtWorst
+from adaptive_dp.verify.judge.claim import (
     Claim,
     Setup,
     Twin,
@@ -41,10 +35,16 @@ from adaptive_dp.verify.claims.base import (
     max_loss_setup,
     profile_delta,
 )
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.twins.composition import DropLastZCDP
-from adaptive_dp.verify.twins.conversions import HalvedRhoBunSteinke
-from adaptive_dp.verify.twins.mechanisms import HalvedScaleLaplace, VarianceAsSigmaGaussian
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.registry.bounds import (
+    BunSteinke,
+    GaussianCalibration,
+    LaplaceCalibration,
+    ZCDPComposition,
+)
+from adaptive_dp.verify.registry.twins.composition import DropLastZCDP
+from adaptive_dp.verify.registry.twins.conversions import HalvedRhoBunSteinke
+from adaptive_dp.verify.registry.twins.mechanisms import HalvedScaleLaplace, VarianceAsSigmaGaussian
 
 __all__ = ["CLAIMS"]
 

@@ -21,7 +21,7 @@ exactly one private hook.
   of 2: true delta 0.60 at eps = 2).
 
 These hooks act on the certified path (``rule.start()``); the claims run twins through
-:class:`adaptive_dp.verify.simulate.GroupedRule` on adversaries whose requests do not
+:class:`adaptive_dp.verify.judge.simulate.GroupedRule` on adversaries whose requests do not
 depend on the outputs, so every path shares one public prefix and the exact rule runs
 once per step. Validity of the rules themselves is never touched: nothing here is
 exported from ``filters/``.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from adaptive_dp.verify.estimators import (
+from adaptive_dp.verify.judge.estimators import (
     MAX_LOSS_FACTOR,
     Estimate,
     Quantity,

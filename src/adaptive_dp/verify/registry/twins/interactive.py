@@ -1,7 +1,7 @@
 """Negative controls of the concurrent filters (H23-Def2.7 / Alg3), one overridden hook.
 
 - :class:`ChargeAnsweredOnly` (of H23-Thm4.10's concurrent zCDP filter, as run by
-  :class:`~adaptive_dp.interactive.batch.BatchConcurrentFilter`): a compositor that
+  :class:`~adaptive_dp.verify.judge.batch.BatchConcurrentFilter`): a compositor that
   charges a child only for the queries it has answered so far (rho_c / rounds per
   answer) instead of its declared rho_c at launch. A launch is then admitted whenever
   the answers released so far fit, so an adversary that launches every child before
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from adaptive_dp.interactive.batch import BatchConcurrentFilter, FloatArray
+from adaptive_dp.verify.judge.batch import BatchConcurrentFilter, FloatArray
 
 __all__ = ["ChargeAnsweredOnly"]
 

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from adaptive_dp.interactive.adversary import AdversaryView
-from adaptive_dp.verify.simulate import Request
+from adaptive_dp.verify.judge.simulate import Request
 
 __all__ = [
     "FAMILIES",

@@ -26,9 +26,9 @@ from numpy.typing import NDArray
 
 from adaptive_dp.guarantees.zcdp import zcdp_delta_optimal, zcdp_to_dp_optimal
 from adaptive_dp.mechanisms.exponential import ExponentialMechanism
-from adaptive_dp.verify.claims.base import Claim, Setup, Twin, profile_delta, samples_for
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.twins.application import HalvedScaleExponential
+from adaptive_dp.verify.judge.claim import Claim, Setup, Twin, profile_delta, samples_for
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.registry.twins.application import HalvedScaleExponential
 
 __all__ = ["CLAIMS", "SelectionExperiment", "selection_log_probabilities"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import partial
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from adaptive_dp.verify.claims import REGISTRY, Claim, Setup
-from adaptive_dp.verify.estimators import (
+from adaptive_dp.verify.judge.claim import Claim, Setup
+from adaptive_dp.verify.judge.estimators import (
     Estimate,
     Quantity,
     estimate_crossing,
@@ -36,7 +36,7 @@ from adaptive_dp.verify.estimators import (
     estimate_tail,
     estimate_truncated_mean,
 )
-from adaptive_dp.verify.verdicts import Verdict, judge, worst
+from adaptive_dp.verify.judge.verdicts import Verdict, judge, worst
 
 __all__ = [
     "CHUNK",
@@ -167,27 +167,35 @@ def run_claim(claim: Claim, profile: str = "quick", seed: int = 0) -> ClaimResul
                        time.perf_counter() - start)
 
 
-def _run_by_id(claim_id: str, profile: str, seed: int) -> ClaimResult:
-    return run_claim(REGISTRY[claim_id], profile, seed)
+Registry = Callable[[], Mapping[str, Claim]]
+"""A registry, as a module-level function returning the claims by id (so that worker
+processes can be handed it; the judge never imports a registry)."""
+
+
+def _run_by_id(registry: Registry, claim_id: str, profile: str, seed: int) -> ClaimResult:
+    return run_claim(registry()[claim_id], profile, seed)
 
 
 def run_claims(
+    registry: Registry,
     claim_ids: Sequence[str],
     profile: str = "quick",
     seed: int = 0,
     workers: int = 1,
     progress: Callable[[ClaimResult], None] | None = None,
 ) -> list[ClaimResult]:
-    """Run the given registered claims, sharded over ``workers`` processes."""
+    """Run the given claims of ``registry``, sharded over ``workers`` processes."""
     results: dict[str, ClaimResult] = {}
     if workers <= 1 or len(claim_ids) <= 1:
         for claim_id in claim_ids:
-            results[claim_id] = _run_by_id(claim_id, profile, seed)
+            results[claim_id] = _run_by_id(registry, claim_id, profile, seed)
             if progress is not None:
                 progress(results[claim_id])
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_run_by_id, cid, profile, seed): cid for cid in claim_ids}
+            futures = {
+                pool.submit(_run_by_id, registry, cid, profile, seed): cid for cid in claim_ids
+            }
             for future in as_completed(futures):
                 result = future.result()
                 results[futures[future]] = result
@@ -196,15 +204,15 @@ def run_claims(
     return [results[cid] for cid in claim_ids]
 
 
-def select(only: Iterable[str] | None) -> list[str]:
+def select(registry: Mapping[str, Claim], only: Iterable[str] | None) -> list[str]:
     """Claim ids matching ``only`` (exact ids, spec ids or id prefixes), registry order."""
-    ids = list(REGISTRY)
+    ids = list(registry)
     if not only:
         return ids
     chosen: list[str] = []
     for pattern in only:
         hits = [i for i in ids if i == pattern or i.startswith(pattern + "/")
-                or REGISTRY[i].spec_id == pattern]
+                or registry[i].spec_id == pattern]
         if not hits:
             raise KeyError(pattern)
         chosen.extend(h for h in hits if h not in chosen)

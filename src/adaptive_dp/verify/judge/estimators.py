@@ -21,7 +21,7 @@ one-sided confidence bounds, each valid with probability at least ``1 - LEVEL`` 
 - **Maximum loss** (delta = 0 claims): the number of samples with
   ``L > epsilon (1 + 1e-9)``; the claim is violated iff there is one.
 
-The power rule (see :mod:`adaptive_dp.verify.verdicts`) asks what lower bound an
+The power rule (see :mod:`adaptive_dp.verify.judge.verdicts`) asks what lower bound an
 observed value ``2 delta`` would give with the same ``n``: :func:`lower_bound_if_observed`.
 For the hockey-stick the hypothetical sample variance is the largest one a ``[0, 1]``
 sample of mean ``m`` can have, ``m (1 - m) n / (n - 1)``, so the power statement is

@@ -59,7 +59,7 @@ from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction, brownian_sample
 from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
-from adaptive_dp.verify.claims.base import (
+from adaptive_dp.verify.judge.claim import (
     Claim,
     Experiment,
     Setup,
@@ -67,8 +67,8 @@ from adaptive_dp.verify.claims.base import (
     profile_delta,
     samples_for,
 )
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.twins.expost import (
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.registry.twins.expost import (
     FirstTimeChargedBrownian,
     FirstTimeChargedUnified,
     LookaheadDroppedExPost,

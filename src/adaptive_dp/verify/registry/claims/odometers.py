@@ -7,7 +7,7 @@ at each step the adversary (below) chooses, for all paths at once, the mechanism
 (randomized response or Laplace) and its epsilon_m from the public running state, the
 mechanisms run on the worst-case neighbours (bit 0 / bit 1, or 0 / 1 with sensitivity
 1), the loss of each release is added from the mechanisms' log densities
-(:func:`adaptive_dp.verify.simulate.release_losses`), the odometer is charged and its
+(:func:`adaptive_dp.verify.judge.simulate.release_losses`), the odometer is charged and its
 reading U_n compared with the running loss L_n (strict ``>``, both orders of the pair).
 
 Readings: with :class:`ConstantEpsilon` every path shares one public prefix, so the
@@ -34,10 +34,10 @@ The odometers: ``W23StitchedOdometer(delta')`` (the 1.7 / 0.72 / 5.2 form, eta =
 s = 1.4) and ``W23MixtureOdometer(delta', rho=1)`` (one-sided, the poster's closed form
 plus drift). Twins, each in the constant scenario with horizon 10^4 and delta' = 0.05
 (the printed poster odometers need about 10^4 steps of epsilon = 0.1 to be crossed):
-``printed`` (:class:`~adaptive_dp.verify.twins.odometers.PrintedStitchedOdometer`,
-:class:`~adaptive_dp.verify.twins.odometers.PrintedMixtureOdometer`: drift removed) and
+``printed`` (:class:`~adaptive_dp.verify.registry.twins.odometers.PrintedStitchedOdometer`,
+:class:`~adaptive_dp.verify.registry.twins.odometers.PrintedMixtureOdometer`: drift removed) and
 ``fixed-time-at-every-n``
-(:class:`~adaptive_dp.verify.twins.odometers.FixedTimeAsOdometer`).
+(:class:`~adaptive_dp.verify.registry.twins.odometers.FixedTimeAsOdometer`).
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.interactive.adversary import LAPLACE, RANDOMIZED_RESPONSE
 from adaptive_dp.mechanisms import laplace_sample, rr_sample
 from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer
-from adaptive_dp.verify.claims.base import Claim, Setup, Twin, profile_delta, samples_for
-from adaptive_dp.verify.estimators import Quantity
-from adaptive_dp.verify.simulate import release_losses
-from adaptive_dp.verify.twins.odometers import (
+from adaptive_dp.verify.judge.claim import Claim, Setup, Twin, profile_delta, samples_for
+from adaptive_dp.verify.judge.estimators import Quantity
+from adaptive_dp.verify.judge.simulate import release_losses
+from adaptive_dp.verify.registry.twins.odometers import (
     FixedTimeAsOdometer,
     PrintedMixtureOdometer,
     PrintedStitchedOdometer,

@@ -12,7 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from adaptive_dp.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
-from adaptive_dp.verify.bounds import GaussianCalibration, LaplaceCalibration, RRCalibration
+from adaptive_dp.verify.registry.bounds import (
+    GaussianCalibration,
+    LaplaceCalibration,
+    RRCalibration,
+)
 
 __all__ = ["DoubledEpsilonRR", "HalvedScaleLaplace", "VarianceAsSigmaGaussian"]
 
