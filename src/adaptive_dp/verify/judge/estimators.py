@@ -38,6 +38,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import beta
 
+from adaptive_dp.numerics.search import last_true
+
 __all__ = [
     "LEVEL",
     "MAX_LOSS_TOLERANCE",
@@ -242,11 +244,6 @@ def required_samples(quantity: Quantity, delta: float, scale: float = 1.0,
         high *= 2
         if high > 1 << 40:
             raise ValueError(f"delta={delta!r} cannot be powered")
-    low = high // 2
-    while high - low > 1:
-        mid = (low + high) // 2
-        if powered(mid):
-            high = mid
-        else:
-            low = mid
-    return math.ceil(safety * high)
+    # powered fails at high // 2 (or it would have stopped doubling) and holds at high
+    smallest = last_true(lambda n: not powered(n), high // 2, high) + 1
+    return math.ceil(safety * smallest)
