@@ -317,6 +317,9 @@ class FastFilterState:
                                           self.halted.shape), 0.0)
 
 
+_float_state = tuple.__new__  # builds a FloatFilterState from its five fields, no defaults
+
+
 class FloatFilterState(NamedTuple):
     """The scalar route of the float fast path: one session in Python floats, with the
     rule's certified constants and float bounds (the same hooks as
@@ -324,7 +327,7 @@ class FloatFilterState(NamedTuple):
     immutable value in CPython: a step allocates one tuple."""
 
     rule: Rule
-    sums: tuple[float, ...]
+    sums: tuple[Real, ...]
     halted: bool = False
     terminal: bool = False
     invalid: bool = False
@@ -344,7 +347,7 @@ class FloatFilterState(NamedTuple):
         rule = self.rule
         after = rule.scalar_after(self.sums, primary, delta)
         if after is not None and rule._fast_admits(after):
-            return True, FloatFilterState(rule, after, False, self.terminal)
+            return True, _float_state(FloatFilterState, (rule, after, False, self.terminal, False))
         return False, FloatFilterState(
             rule, self.sums, self.terminal, self.terminal, after is None
         )

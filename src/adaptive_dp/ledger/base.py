@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import ClassVar, cast
+from typing import ClassVar
 
 from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.guarantees.lattice import Measure, implies, spend_in
@@ -100,6 +100,8 @@ class Ledger:
 
     def _fast_combine(self, sums: tuple[Real, ...], inc: tuple[Real, ...]) -> tuple[Real, ...]:
         """The float sums after one spend: elementwise addition rounded up."""
+        if len(sums) == 1:  # the common one-sum ledger, without map's overhead
+            return (add_up(sums[0], inc[0]),)
         return tuple(map(add_up, sums, inc))
 
     def fast_after(
@@ -113,11 +115,10 @@ class Ledger:
         return valid, self._fast_combine(sums, self._fast_increments(primary, delta))
 
     def scalar_after(
-        self, sums: tuple[float, ...], primary: float, delta: float
-    ) -> tuple[float, ...] | None:
+        self, sums: tuple[Real, ...], primary: float, delta: float
+    ) -> tuple[Real, ...] | None:
         """:meth:`fast_after` for one session in Python floats (the scalar route): the
         sums after the request, or None where it is invalid."""
         if not (0.0 <= primary < math.inf and 0.0 <= delta < self.DELTA_TOP):
             return None  # NaN compares False
-        after = self._fast_combine(sums, self._fast_increments(primary, delta))
-        return cast(tuple[float, ...], after)
+        return self._fast_combine(sums, self._fast_increments(primary, delta))
