@@ -14,6 +14,7 @@ __all__ = [
     "InsufficientBudgetError",
     "NegativeParameterError",
     "NonFiniteError",
+    "NonFiniteResultError",
     "OrderError",
     "ParameterError",
     "ParameterTypeError",
@@ -69,6 +70,12 @@ class ParameterTypeError(AdaptiveDPError, TypeError):
         super().__init__(
             f"{name}={value!r} has type {type(value).__name__}: expected {allowed}"
         )
+
+
+class NonFiniteResultError(AdaptiveDPError, ArithmeticError):
+    """A certified computation has no finite answer for these inputs (an enclosure that
+    is NaN, or a value beyond the float range): the inputs are outside what can be
+    computed, reported instead of a wrong or missing bound."""
 
 
 class UnsupportedGuaranteeError(AdaptiveDPError, TypeError):

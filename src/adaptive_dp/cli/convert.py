@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 
 from adaptive_dp.cli import UsageError
+from adaptive_dp.errors import NonFiniteResultError
 from adaptive_dp.guarantees import (
     GDP,
     RDP,
@@ -21,7 +22,6 @@ from adaptive_dp.guarantees import (
     PureDP,
     RDPCurve,
     compose_advanced,
-    compose_basic,
     compose_kov,
     gdp_to_dp,
     rdp_to_dp,
@@ -143,6 +143,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     c.set_defaults(_convert=_compose)
 
 
+KOV_MAX_K = 100_000
+"""The largest k of ``--rule kov``: its certified sum takes O(k log k) ball operations."""
+_NUMERIC_FLAGS = ("rho", "mu", "alpha", "epsilon", "delta", "delta_slack", "k", "curve")
+
 def _zcdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
     method = _ZCDP_METHODS[args.method]
     g = ZCDP(args.rho)
@@ -188,9 +192,14 @@ def _compose(args: argparse.Namespace) -> tuple[ApproxDP, str]:
     if args.rule == "basic":
         if args.delta is not None or args.delta_slack is not None:
             raise UsageError("--rule basic takes no --delta or --delta-slack (its delta: k delta)")
-        result = compose_basic([base] * k)
-        as_approx = result if isinstance(result, ApproxDP) else ApproxDP(result.epsilon, 0)
-        return as_approx, "basic"
+        if k * delta >= 1:
+            raise UsageError(f"--rule basic: k * --mechanism-delta = {k * delta} must be < 1")
+        return ApproxDP(k * base.epsilon, k * delta), "basic"  # CS2080-BasicComp, k equal terms
+    if args.rule == "kov" and k > KOV_MAX_K:
+        raise UsageError(
+            f"--k={k} is too large for --rule kov (its exact sum has k terms; at most "
+            f"{KOV_MAX_K}): use --rule advanced"
+        )
     if (args.delta is None) == (args.delta_slack is None):
         raise UsageError(f"--rule {args.rule} needs exactly one of --delta and --delta-slack")
     if args.delta_slack is not None:
@@ -215,7 +224,17 @@ def _spec(method: str, conversion: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run one conversion and print it."""
     convert: Callable[[argparse.Namespace], tuple[ApproxDP, str]] = args._convert
-    result, method = convert(args)
+    try:
+        result, method = convert(args)
+    except (NonFiniteResultError, OverflowError):
+        given = " ".join(
+            f"--{name.replace('_', '-')} {value}" for name, value in sorted(vars(args).items())
+            if name in _NUMERIC_FLAGS and value is not None
+        )
+        raise UsageError(
+            f"{args.conversion}: no finite certified value for {given} (beyond the "
+            "computable range)"
+        ) from None
     epsilon = round_up(result.epsilon)
     delta = round_up(result.delta)
     spec = _spec(method, args.conversion)

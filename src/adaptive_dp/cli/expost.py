@@ -30,7 +30,7 @@ from adaptive_dp.filters.base import Decision, Rule
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter, smallest_time_value
 from adaptive_dp.filters.expost import ExPostFilter
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.numerics import exact, format_exact, round_up
+from adaptive_dp.numerics import exact_positive, round_up, short_exact
 
 NAME = "expost"
 HELP = "ex-post bounds of Brownian noise reduction; R23 ex-post, BM and unified filters"
@@ -84,7 +84,8 @@ def _boundary(args: argparse.Namespace) -> Boundary:
     if args.boundary == "linear":
         if args.form != "w22":
             raise UsageError("--boundary linear is for --form w22")
-        return VilleBoundary(2 * exact(args.linear_slope, "linear_slope"), delta=args.delta)
+        return VilleBoundary(2 * exact_positive(args.linear_slope, "--linear-slope"),
+                             delta=args.delta)
     if args.form == "w22":
         raise UsageError("--boundary stitched is for --form r23")
     return StitchedBoundary(args.stitch_v_min, delta=args.delta, eta=args.stitch_eta)
@@ -115,10 +116,21 @@ def _bound(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(record) + "\n")
     else:
         sys.stdout.write(
-            f"epsilon={record['epsilon']!r}\tdelta={format_exact(result.delta)}"
+            f"epsilon={record['epsilon']!r}\tdelta={short_exact(result.delta)}"
             f"\tmax_epsilon={record['max_epsilon']!r}\t({spec})\n"
         )
     return 0
+
+
+def _text_fields(record: Record) -> list[str]:
+    """``key=value`` fields of a record, a nested record as ``key.sub=value``."""
+    out: list[str] = []
+    for key, value in record.items():
+        if isinstance(value, dict):
+            out.extend(f"{key}.{sub}={v!r}" for sub, v in value.items())
+        else:
+            out.append(f"{key}={value!r}")
+    return out
 
 
 def _rule(args: argparse.Namespace) -> Rule:
@@ -152,7 +164,7 @@ def _filter(args: argparse.Namespace) -> int:
         if args.json:
             sys.stdout.write(json.dumps(line) + "\n")
         else:
-            sys.stdout.write("\t".join(f"{k}={v!r}" for k, v in line.items()) + "\n")
+            sys.stdout.write("\t".join(_text_fields(line)) + "\n")
 
     try:
         handle = sys.stdin if args.file is None else open(args.file, encoding="utf-8")  # noqa: SIM115

@@ -13,7 +13,7 @@ from adaptive_dp.cli._replay import Record, delta_flags, output, replay
 from adaptive_dp.cli.filter import guarantee_fields
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.ledger import Ledger
-from adaptive_dp.numerics import ExactLike
+from adaptive_dp.numerics import ExactLike, exact, exact_positive
 from adaptive_dp.odometers.accumulators import (
     Accumulator,
     ApproxDPAccumulator,
@@ -67,8 +67,9 @@ def _odometer(args: argparse.Namespace) -> W23StitchedOdometer | W23MixtureOdome
     if args.mixture_rho is not None:
         rho: ExactLike = args.mixture_rho
     elif args.mixture_v_star is not None:
-        level = float(slack if slack is not None else delta)
-        rho = mixture_rho_for(float(args.mixture_v_star), level, args.sides)
+        v_star = exact_positive(args.mixture_v_star, "--mixture-v-star")
+        level = float(exact(slack if slack is not None else delta, "--delta-slack"))
+        rho = mixture_rho_for(float(v_star), level, args.sides)
     else:
         raise UsageError("w23-mixture needs --mixture-rho or --mixture-v-star")
     return W23MixtureOdometer(delta=delta, rho=rho, delta_slack=slack, sides=args.sides)

@@ -44,6 +44,7 @@ __all__ = [
 _T_LO = -800.0
 _T_HI = 800.0
 _GRID = 400
+_SEARCH_DPS = 40  # decimal digits of every search, whatever mpmath's global precision
 
 
 def _require(value: object, kind: type | tuple[type, ...], name: str) -> None:
@@ -95,7 +96,7 @@ def _alpha_of(t: float) -> Fraction:
 
 def _minimise_over_t(objective: Callable[[mpmath.mpf], mpmath.mpf]) -> float:
     """Grid scan then golden section in t = log(alpha - 1); an mpmath search."""
-    with mp_precision(40):
+    with mp_precision(_SEARCH_DPS):
 
         def f(t: float) -> float:
             value = float(objective(mpmath.mpf(t)))
@@ -139,7 +140,9 @@ def zcdp_to_dp_optimal(guarantee: ZCDP, delta: ExactLike) -> ApproxDP:
     rho = guarantee.rho
     if rho == 0:
         return ApproxDP(0, d)
-    t = _minimise_over_t(_zcdp_eps_objective(rho, d))
+    with mp_precision(_SEARCH_DPS):  # the objective's constants at the search's precision
+        objective = _zcdp_eps_objective(rho, d)
+    t = _minimise_over_t(objective)
     alpha = _alpha_of(t)
     epsilon = ball_upper(cks20_epsilon_ball(alpha, alpha * rho, d))
     return ApproxDP(max(epsilon, 0.0), d)
@@ -160,8 +163,9 @@ def zcdp_delta_optimal(guarantee: ZCDP, epsilon: ExactLike) -> float:
     rho = guarantee.rho
     if rho == 0:
         return 0.0
-    r = mpmath.mpf(rho.numerator) / rho.denominator
-    e = mpmath.mpf(eps.numerator) / eps.denominator
+    with mp_precision(_SEARCH_DPS):  # the objective's constants at the search's precision
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        e = mpmath.mpf(eps.numerator) / eps.denominator
 
     def objective(t: mpmath.mpf) -> mpmath.mpf:
         am1 = mpmath.exp(t)

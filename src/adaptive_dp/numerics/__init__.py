@@ -19,6 +19,7 @@ from adaptive_dp.numerics.exact import (
     exact_nonnegative,
     exact_positive,
     format_exact,
+    short_exact,
 )
 from adaptive_dp.numerics.rounding import (
     ball_lower,
@@ -45,6 +46,7 @@ __all__ = [
     "format_exact",
     "round_down",
     "round_up",
+    "short_exact",
     "sqrt_down",
     "working_precision",
 ]

@@ -28,6 +28,7 @@ __all__ = [
     "exact_nonnegative",
     "exact_positive",
     "format_exact",
+    "short_exact",
 ]
 
 ExactLike: TypeAlias = int | float | str | Decimal | Fraction
@@ -95,13 +96,28 @@ def exact_delta_split(
     rest, delta - delta_slack, is what the spends' own deltas may use."""
     total = exact_delta(delta, "delta")
     slack = total if delta_slack is None else exact_delta(delta_slack, "delta_slack")
+    if delta_slack is None and total == 0 and not slack_zero:
+        raise DeltaRangeError("delta", delta, "0 < delta < 1 (all of it is the slack)")
     if slack > total or (slack == 0 and not slack_zero):
         low = "0 <=" if slack_zero else "0 <"
         raise DeltaRangeError(
-            "delta_slack", delta_slack if delta_slack is not None else delta,
-            f"{low} delta_slack <= delta = {format_exact(total)}",
+            "delta_slack", delta_slack, f"{low} delta_slack <= delta = {format_exact(total)}"
         )
     return total, slack
+
+
+def short_exact(x: Fraction) -> str:
+    """:func:`format_exact`, or scientific notation (``1e-400``) when that is shorter."""
+    text = format_exact(x)
+    if "/" in text or len(text) <= 12:
+        return text
+    sign, digits, exponent = Decimal(text).normalize().as_tuple()
+    assert isinstance(exponent, int)
+    mantissa = "".join(map(str, digits))
+    power = exponent + len(mantissa) - 1
+    body = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+    scientific = f"{'-' if sign else ''}{body}e{power}"
+    return scientific if len(scientific) < len(text) else text
 
 
 def format_exact(x: Fraction) -> str:

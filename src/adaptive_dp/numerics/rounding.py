@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from flint import arb
 
+from adaptive_dp.errors import NonFiniteResultError
 from adaptive_dp.numerics.enclosure import arb_of, enclose, exact_lower, exact_upper
 
 __all__ = ["ball_lower", "ball_upper", "round_down", "round_up", "sqrt_down"]
@@ -42,7 +43,8 @@ def ball_upper(ball: arb) -> float:
     """The smallest float >= every point of ``ball`` (+inf for an unbounded ball)."""
     if not ball.is_finite():
         if ball.is_nan():
-            raise ValueError("ball is NaN")
+            raise NonFiniteResultError("a certified enclosure is NaN: the inputs are "
+                                       "beyond the computable range")
         return math.inf
     return round_up(exact_upper(ball))
 
@@ -51,7 +53,8 @@ def ball_lower(ball: arb) -> float:
     """The largest float <= every point of ``ball`` (-inf for an unbounded ball)."""
     if not ball.is_finite():
         if ball.is_nan():
-            raise ValueError("ball is NaN")
+            raise NonFiniteResultError("a certified enclosure is NaN: the inputs are "
+                                       "beyond the computable range")
         return -math.inf
     return round_down(exact_lower(ball))
 

@@ -204,6 +204,12 @@ def run_claims(
     return [results[cid] for cid in claim_ids]
 
 
+def _prefix(pattern: str, name: str) -> bool:
+    """``pattern`` is ``name`` or a prefix of it ending at a ``-``, ``/`` or ``.``
+    boundary: ``R23``, ``R23-Thm2`` and ``R23-Thm2/budget-hugging`` all select that claim."""
+    return name == pattern or (name.startswith(pattern) and name[len(pattern)] in "-/.")
+
+
 def select(registry: Mapping[str, Claim], only: Iterable[str] | None) -> list[str]:
     """Claim ids matching ``only`` (exact ids, spec ids or id prefixes), registry order."""
     ids = list(registry)
@@ -211,8 +217,7 @@ def select(registry: Mapping[str, Claim], only: Iterable[str] | None) -> list[st
         return ids
     chosen: list[str] = []
     for pattern in only:
-        hits = [i for i in ids if i == pattern or i.startswith(pattern + "/")
-                or registry[i].spec_id == pattern]
+        hits = [i for i in ids if _prefix(pattern, i) or _prefix(pattern, registry[i].spec_id)]
         if not hits:
             raise KeyError(pattern)
         chosen.extend(h for h in hits if h not in chosen)
