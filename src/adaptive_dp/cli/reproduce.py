@@ -5,8 +5,8 @@ reduction with R23-Thm6).
 
 Writes ``relative-error.csv``, ``relative-error.png`` (matplotlib, imported lazily: the
 ``plot`` extra) and ``command.txt`` (command, seed, settings, adaptive_dp version) into
-``--out``; prints the table.  A tqdm progress bar on standard error when tqdm is
-installed (the ``progress`` extra).  Every trial's transcript is replayed through its
+``--out``; prints the table.  A progress bar on standard error when it is a terminal.
+Every trial's transcript is replayed through its
 filter's certified path (``--no-certify`` skips it).
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from adaptive_dp.applications.experiment import (
     QUICK_SIZES,
@@ -29,6 +28,7 @@ from adaptive_dp.applications.experiment import (
 )
 from adaptive_dp.applications.relative_error import METHODS, Settings
 from adaptive_dp.cli import UsageError
+from adaptive_dp.cli._progress import progress
 
 NAME = "reproduce"
 HELP = "reproduce an experiment (relative-error: R23 section 7.2, Figure 3)"
@@ -65,14 +65,6 @@ def format_rows(rows: tuple[Row, ...]) -> str:
     return "\n".join(out)
 
 
-def _progress(total: int) -> Any:
-    try:
-        from tqdm import tqdm
-    except ImportError:  # progress is optional
-        return None
-    return tqdm(total=total, file=sys.stderr, unit="cell", disable=None, leave=False)
-
-
 def run(args: argparse.Namespace) -> int:
     trials = args.trials if args.trials is not None else (QUICK_TRIALS if args.quick else 200)
     sizes = tuple(args.sizes) if args.sizes else (QUICK_SIZES if args.quick else SIZES)
@@ -94,15 +86,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise UsageError(f"cannot create {args.out}: {error}") from None
     settings = Settings()
-    bar = _progress(len(sizes) * len(METHODS))
+    bar = progress(len(sizes) * len(METHODS), "cell")
     try:
         rows = run_experiment(sizes, trials, args.seed, settings,
                               certify=not args.no_certify,
-                              progress=(lambda label: bar.update(1)) if bar is not None
-                              else None)
+                              progress=lambda label: bar.update(1))
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     write_csv(rows, out / "relative-error.csv")
     if not args.no_plot:
         plot(rows, out / "relative-error.png")

@@ -2,8 +2,9 @@
 
 Prints a table (spec id, scenario, quantity, samples per order of the neighbouring
 pair, estimate and lower confidence bound of the decisive order, claimed value, verdict)
-and the twins with caught / NOT CAUGHT; a tqdm progress bar on standard error when tqdm
-is installed and standard error is a terminal. Exit status 1 on any
+and the twins with caught / NOT CAUGHT, each table at most 100 columns wide (long cells
+abbreviated; the JSON has them whole); a progress bar on standard error when it is a
+terminal. Exit status 1 on any
 violated claim or uncaught twin, and on weak claims with ``--strict``; 0 otherwise.
 """
 
@@ -12,10 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from typing import Any
 
 from adaptive_dp.cli import UsageError
+from adaptive_dp.cli._progress import progress
 from adaptive_dp.verify.judge.runner import ClaimResult, TestResult, run_claims, select
 from adaptive_dp.verify.judge.verdicts import Verdict
 from adaptive_dp.verify.registry import REGISTRY, load
@@ -46,12 +47,28 @@ def _fmt(value: float) -> str:
     return f"{value:.4g}"
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
+WIDTH = 100
+"""The widest line of a table; the widest columns are abbreviated to fit."""
+
+
+def _cell(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+def _table(rows: list[list[str]], header: list[str], shrink: tuple[int, ...] = ()) -> str:
+    """Columns padded to their widest cell; while a line is wider than :data:`WIDTH`, the
+    widest column of ``shrink`` loses a character (never below its header's width)."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    while sum(widths) + 2 * (len(widths) - 1) > WIDTH:
+        narrowable = [i for i in shrink if widths[i] > len(header[i])]
+        if not narrowable:
+            break
+        widths[max(narrowable, key=lambda i: widths[i])] -= 1
+    lines = ["  ".join(_cell(h, w).ljust(w) for h, w in zip(header, widths, strict=True))
+             .rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-                 for r in rows)
+    lines.extend("  ".join(_cell(c, w).ljust(w) for c, w in zip(r, widths, strict=True))
+                 .rstrip() for r in rows)
     return "\n".join(lines)
 
 
@@ -88,7 +105,7 @@ def _report(results: list[ClaimResult]) -> str:
              _fmt(r.result.estimate), _fmt(r.result.lower), _fmt(r.result.claimed),
              r.verdict.value] for r in results]
     out = [_table(rows, ["spec id", "scenario", "quantity", "samples", "estimate",
-                         "lower bound", "claimed", "verdict"])]
+                         "lower", "claimed", "verdict"], shrink=(0, 1))]
     errors = [f"{r.claim_id}: {r.result.error}" for r in results if r.result.error] + [
         f"{r.claim_id} twin {t.name}: {t.result.error}"
         for r in results for t in r.twins if t.result.error]
@@ -97,8 +114,8 @@ def _report(results: list[ClaimResult]) -> str:
                  for r in results for t in r.twins]
     if twin_rows:
         out.append("")
-        out.append(_table(twin_rows, ["claim", "twin", "defect", "estimate", "lower bound",
-                                      "claimed", "twin"]))
+        out.append(_table(twin_rows, ["claim", "twin", "defect", "estimate", "lower",
+                                      "claimed", "twin"], shrink=(0, 1, 2)))
     if errors:
         out.append("")
         out.extend(f"error: {e}" for e in errors)
@@ -115,14 +132,6 @@ def _report(results: list[ClaimResult]) -> str:
     return "\n".join(out)
 
 
-def _progress(total: int) -> Any:
-    try:
-        from tqdm import tqdm
-    except ImportError:  # progress is optional
-        return None
-    return tqdm(total=total, file=sys.stderr, unit="claim", disable=None, leave=False)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError(f"--workers={args.workers} is not allowed: expected at least 1")
@@ -136,18 +145,16 @@ def run(args: argparse.Namespace) -> int:
             twins = ", ".join(t.name for t in claim.twins) or "-"
             print(f"{cid}  [{claim.quantity.value}]  twins: {twins}  {claim.summary}")
         return 0
-    bar = _progress(len(ids))
+    bar = progress(len(ids), "claim", quiet=args.json == "-")
 
     def tick(result: ClaimResult) -> None:
-        if bar is not None:
-            bar.set_postfix_str(result.claim_id, refresh=False)
-            bar.update(1)
+        bar.set_postfix_str(result.claim_id, refresh=False)
+        bar.update(1)
 
     try:
         results = run_claims(load, ids, args.profile, args.seed, args.workers, tick)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     bad = any(r.verdict in (Verdict.VIOLATED, Verdict.ERROR) or not all(t.caught for t in r.twins)
               for r in results)
     weak = any(r.verdict is Verdict.WEAK for r in results)
