@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "AdaptiveDPError",
     "CalibrationRangeError",
+    "DatasetError",
     "DeltaRangeError",
     "GridError",
     "InsufficientBudgetError",
@@ -76,6 +77,17 @@ class NonFiniteResultError(AdaptiveDPError, ArithmeticError):
     """A certified computation has no finite answer for these inputs (an enclosure that
     is NaN, or a value beyond the float range): the inputs are outside what can be
     computed, reported instead of a wrong or missing bound."""
+
+
+class DatasetError(ParameterTypeError):
+    """A dataset of the wrong type or shape. The message names its type and size, never
+    its contents: error text reaches analysts, and the data is private."""
+
+    def __init__(self, name: str, data: object, allowed: str) -> None:
+        size = f" of {len(data)} items" if hasattr(data, "__len__") else ""
+        shape = f"a {type(data).__name__}{size}"
+        AdaptiveDPError.__init__(self, f"{name} is {shape}: expected {allowed}")
+        self.name, self.value, self.allowed = name, shape, allowed
 
 
 class UnsupportedGuaranteeError(AdaptiveDPError, TypeError):

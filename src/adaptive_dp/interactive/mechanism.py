@@ -35,7 +35,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from adaptive_dp.errors import ParameterError, ParameterTypeError
+from adaptive_dp.errors import DatasetError, ParameterError
 from adaptive_dp.guarantees.definitions import ZCDP, Guarantee, PureDP
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.numerics import (
@@ -171,8 +171,9 @@ def sample_transition(
 
 
 def _bits(x: object, name: str = "x") -> tuple[int, ...]:
+    """The dataset as a tuple of bits; the error never shows the data, only its shape."""
     if not isinstance(x, tuple) or not all(b in (0, 1) and not isinstance(b, bool) for b in x):
-        raise ParameterTypeError(name, x, "a tuple of bits 0/1")
+        raise DatasetError(name, x, "a tuple of bits 0/1")
     return x
 
 
