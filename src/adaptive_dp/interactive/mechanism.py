@@ -28,6 +28,7 @@ declares its guarantee (``guarantee``): the verified parameter the filters check
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,6 +63,7 @@ __all__ = [
     "Transition",
     "checked_step",
     "sample_transition",
+    "uniform_below",
 ]
 
 
@@ -155,17 +157,35 @@ def checked_step(
     return new_state, answer
 
 
+def uniform_below(n: int, rng: np.random.Generator) -> int:
+    """An exactly uniform integer in [0, n): rejection sampling on ``n.bit_length()``
+    random bits drawn as 64-bit words (fewer than two rounds on average)."""
+    bits = n.bit_length()
+    words = (bits + 63) // 64
+    while True:
+        k = 0
+        for word in rng.integers(0, 2**64, size=words, dtype=np.uint64):
+            k = (k << 64) | int(word)
+        k >>= 64 * words - bits
+        if k < n:
+            return k
+
+
 def sample_transition(
     outcomes: Sequence[Transition], rng: np.random.Generator
 ) -> tuple[object, object]:
-    """Draw one outcome of a finite step (one uniform coin from ``rng``)."""
+    """Draw one outcome of a finite step with exactly its rational probability: a uniform
+    integer below the common denominator, compared with the exact cumulative sums (a float
+    coin would draw each outcome with a probability rounded to 2^-53, and the released
+    answers would no longer have the declared guarantee)."""
     if len(outcomes) == 1:
         return outcomes[0][1], outcomes[0][2]
-    u = Fraction(float(rng.random()))
-    acc = Fraction(0)
+    denominator = math.lcm(*(p.denominator for p, _, _ in outcomes))
+    k = uniform_below(denominator, rng)
+    acc = 0
     for p, s, a in outcomes:
-        acc += p
-        if u < acc:
+        acc += p.numerator * (denominator // p.denominator)
+        if k < acc:
             return s, a
     return outcomes[-1][1], outcomes[-1][2]
 
