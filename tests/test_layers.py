@@ -14,9 +14,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "adaptive_dp"
 
 ROWS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("audit", "applications", "verify.registry", "catalogue"),
+    ("audit", "certify", "applications", "verify.registry", "catalogue"),
     ("verify.judge",),
-    ("interactive",),
+    ("interactive", "sessions"),
     ("filters",),
     ("odometers",),
     ("evalues", "loss"),
@@ -28,9 +28,16 @@ ROWS: tuple[tuple[str, ...], ...] = (
 """Top to bottom. ``verify.judge`` sits below the registry (which uses it) and beside
 nothing else; ``catalogue`` needs neither."""
 
-EDGE_ROWS = {"interchange": 0.5, "errors": len(ROWS), "resources": len(ROWS)}
-"""Modules at the edges: the JSON reader just below the command line (which alone reads
-interchange lines), the errors and the data-folder locator below everything."""
+EDGE_ROWS = {
+    "interchange": 8.5,
+    "transcript": 8.25,
+    "errors": len(ROWS),
+    "resources": len(ROWS),
+}
+"""Modules at the edges: the JSON formats just above the guarantees they read (a
+transcript is interchange lines under a header), so that the session store and
+``certify`` read and write them; the errors and the data-folder locator below
+everything."""
 
 
 def _unit(module: str) -> str:

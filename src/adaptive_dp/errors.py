@@ -13,6 +13,7 @@ __all__ = [
     "DeltaRangeError",
     "GridError",
     "InsufficientBudgetError",
+    "MissingParameterError",
     "NegativeParameterError",
     "NonFiniteError",
     "NonFiniteResultError",
@@ -103,3 +104,12 @@ class InsufficientBudgetError(AdaptiveDPError, ValueError):
         super().__init__(
             f"requested {requested} exceeds the remaining budget {remaining}"
         )
+
+
+class MissingParameterError(AdaptiveDPError, ValueError):
+    """A required parameter of a named rule, odometer or transcript header is missing."""
+
+    def __init__(self, what: str, name: str) -> None:
+        self.what = what
+        self.name = name
+        super().__init__(f"{what} needs the parameter {name!r}")

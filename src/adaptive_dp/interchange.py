@@ -28,9 +28,11 @@ Audit histories (:func:`read_history`) also take mechanism steps, each with a ``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
+from fractions import Fraction
 
 from adaptive_dp.errors import AdaptiveDPError, ParameterError, ParameterTypeError
 from adaptive_dp.guarantees.definitions import (
@@ -55,9 +57,17 @@ from adaptive_dp.guarantees.histories import (
     SubsampledGaussianStep,
     SubsampledLaplaceStep,
 )
-from adaptive_dp.guarantees.spends import KINDS, BrownianSpend, Spend
+from adaptive_dp.guarantees.spends import KINDS, BrownianSpend, Spend, kind_of
+from adaptive_dp.numerics import short_exact
 
-__all__ = ["InterchangeError", "parse_line", "read_history", "read_spends"]
+__all__ = [
+    "InterchangeError",
+    "parse_line",
+    "parse_object",
+    "read_history",
+    "read_spends",
+    "spend_fields",
+]
 
 
 class InterchangeError(AdaptiveDPError, ValueError):
@@ -135,12 +145,32 @@ def parse_line(text: str, line: int = 1) -> Spend:
         raise InterchangeError(line, "<json>", f"not valid JSON ({error.msg})") from None
     if not isinstance(obj, dict):
         raise InterchangeError(line, "<json>", "expected a JSON object")
+    return parse_object(obj, line)
+
+
+def parse_object(obj: dict[str, object], line: int = 1) -> Spend:
+    """One decoded interchange object (numbers ``Decimal``, ``int`` or text) as a spend."""
     try:
         return _build(obj, line)
     except InterchangeError:
         raise
     except (ParameterError, ParameterTypeError) as error:
         raise InterchangeError(line, error.name, str(error)) from None
+
+
+def spend_fields(spend: Spend) -> dict[str, object]:
+    """The interchange object of a spend, every number as exact text (the inverse of
+    :func:`parse_object`)."""
+    kind = kind_of(spend)
+    if isinstance(spend, RDPCurve):
+        curve = [[short_exact(p.alpha), short_exact(p.epsilon)] for p in spend.points]
+        return {"kind": kind, "curve": curve}
+    out: dict[str, object] = {"kind": kind}
+    for f in dataclasses.fields(spend):
+        value = getattr(spend, f.name)
+        if isinstance(value, Fraction):
+            out[f.name] = short_exact(value)
+    return out
 
 
 def read_spends(lines: Iterable[str]) -> Iterator[tuple[int, Spend]]:

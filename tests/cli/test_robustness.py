@@ -31,7 +31,7 @@ def _run(command: str, monkeypatch: pytest.MonkeyPatch, stdin: str = PURE) -> in
         ("filter w23 --epsilon 1 --delta 1e-6 --json /nonexistent/x.json", ("--json",)),
         ("expost bound --t-stop 12.5 --delta 1e-6 --form w22 --boundary linear "
          "--linear-slope 0", ("--linear-slope", "> 0")),
-        ("filter w23 --epsilon 1 --delta 0", ("delta='0'",)),
+        ("filter w23 --epsilon 1 --delta 0", ("--delta 0",)),
         ("convert compose --rule kov --epsilon 0.1 --k 1000000000 --delta 1e-5",
          ("--k=1000000000", "--rule advanced")),
     ],

@@ -10,106 +10,75 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.cli._replay import Record, delta_flags, output, replay
+from adaptive_dp.cli._replay import Record, output, replay
+from adaptive_dp.errors import MissingParameterError, ParameterError, ParameterTypeError
 from adaptive_dp.filters.base import Decision, FilterState, Rule
-from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
-from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
-from adaptive_dp.filters.expost import ExPostFilter
-from adaptive_dp.filters.gdp import GDPFilter
-from adaptive_dp.filters.rdp import RDPFilter
-from adaptive_dp.filters.rruv16 import RRUV16Filter
-from adaptive_dp.filters.w23 import W23Filter
-from adaptive_dp.filters.zcdp import ZCDPFilter, ZCDPSumFilter
+from adaptive_dp.filters.named import (
+    ACCUMULATORS,
+    ODOMETERS,
+    RULES,
+    Books,
+    Named,
+    build_odometer,
+    build_rule,
+)
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.numerics import round_up
 
 NAME = "filter"
 HELP = "replay JSON-lines spends through a privacy filter; one decision per line"
 
-__all__ = ["HELP", "NAME", "RULES", "configure", "decision_record", "guarantee_fields", "run"]
+__all__ = [
+    "HELP",
+    "NAME",
+    "books_from_flags",
+    "configure",
+    "decision_record",
+    "guarantee_fields",
+    "rule_from_flags",
+    "run",
+]
 
 
-def _need(args: argparse.Namespace, *names: str) -> None:
-    for name in names:
-        if getattr(args, name) is None:
-            raise UsageError(f"rule {args.rule!r} needs --{name.replace('_', '-')}")
+def rule_from_flags(args: argparse.Namespace) -> Rule:
+    """The rule named ``args.rule`` from the flags that carry its parameters."""
+    params = _given(RULES[args.rule], args)
+    with _flag_errors(params):
+        return build_rule(args.rule, params)
 
 
-def _w23(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon")
-    delta, slack = delta_flags(args, f"rule {args.rule!r}")
-    return W23Filter(args.epsilon, delta=delta, delta_slack=slack)
+def books_from_flags(args: argparse.Namespace) -> Books:
+    """The odometer or accumulator named ``args.kind`` from the flags."""
+    params = _given({**ODOMETERS, **ACCUMULATORS}[args.kind], args)
+    with _flag_errors(params):
+        return build_odometer(args.kind, params)
 
 
-def _zcdp(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon")
-    delta, slack = delta_flags(args, f"rule {args.rule!r}")
-    return ZCDPFilter(args.epsilon, delta=delta, delta_slack=slack)
+def _given(named: Named, args: argparse.Namespace) -> dict[str, str]:
+    return {n: getattr(args, n) for n in named.parameters if getattr(args, n, None) is not None}
 
 
-def _basic(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon")
-    return BasicFilter(args.epsilon, delta=args.delta if args.delta is not None else 0)
+@contextmanager
+def _flag_errors(params: dict[str, str]) -> Iterator[None]:
+    """A missing or bad parameter as a usage error naming its flag."""
+    try:
+        yield
+    except MissingParameterError as error:
+        raise UsageError(f"{error.what} needs --{_flag(error.name)}") from None
+    except (ParameterError, ParameterTypeError) as error:
+        if error.name not in params:
+            raise
+        raise UsageError(f"--{_flag(error.name)} {params[error.name]}: expected "
+                         f"{error.allowed}") from None
 
 
-def _pure(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon")
-    return PureDPFilter(args.epsilon)
-
-
-def _zcdp_sum(args: argparse.Namespace) -> Rule:
-    _need(args, "rho")
-    return ZCDPSumFilter(args.rho)
-
-
-def _rdp(args: argparse.Namespace) -> Rule:
-    _need(args, "alpha", "epsilon")
-    return RDPFilter(args.alpha, args.epsilon)
-
-
-def _gdp(args: argparse.Namespace) -> Rule:
-    _need(args, "mu")
-    return GDPFilter(args.mu)
-
-
-def _rruv16(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon", "delta")
-    return RRUV16Filter(args.epsilon, delta=args.delta, h_log=args.h_log)
-
-
-def _expost(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon")
-    return ExPostFilter(args.epsilon, delta=args.delta if args.delta is not None else 0)
-
-
-def _brownian(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon", "delta")
-    return BrownianFilter(args.epsilon, delta=args.delta)
-
-
-def _unified(args: argparse.Namespace) -> Rule:
-    _need(args, "epsilon")
-    delta, slack = delta_flags(args, f"rule {args.rule!r}")
-    return UnifiedFilter(args.epsilon, delta=delta, delta_slack=slack)
-
-
-RULES: dict[str, Callable[[argparse.Namespace], Rule]] = {
-    "expost": _expost,
-    "brownian": _brownian,
-    "unified": _unified,
-    "basic": _basic,
-    "pure": _pure,
-    "w23": _w23,
-    "zcdp": _zcdp,
-    "zcdp-sum": _zcdp_sum,
-    "rdp": _rdp,
-    "gdp": _gdp,
-    "rruv16": _rruv16,
-}
+def _flag(name: str) -> str:
+    return name.replace("_", "-")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -165,7 +134,7 @@ def decision_record(rule: Rule, state: FilterState, decision: Decision) -> Recor
 
 
 def run(args: argparse.Namespace) -> int:
-    rule = RULES[args.rule](args)
+    rule = rule_from_flags(args)
     state = rule.start(terminal=True)
     with output(args.json) as out:
 

@@ -8,28 +8,19 @@ import json
 import sys
 from typing import TextIO
 
-from adaptive_dp.cli import UsageError
-from adaptive_dp.cli._replay import Record, delta_flags, output, replay
-from adaptive_dp.cli.filter import guarantee_fields
+from adaptive_dp.cli._replay import Record, output, replay
+from adaptive_dp.cli.filter import books_from_flags, guarantee_fields
+from adaptive_dp.filters.named import ACCUMULATORS, ODOMETERS
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.ledger import Ledger
-from adaptive_dp.numerics import ExactLike, exact, exact_positive
-from adaptive_dp.odometers.accumulators import (
-    Accumulator,
-    ApproxDPAccumulator,
-    BasicAccumulator,
-    Exhausted,
-    RDPAccumulator,
-    ZCDPAccumulator,
-)
-from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer, mixture_rho_for
+from adaptive_dp.odometers.accumulators import Accumulator, Exhausted
 
 NAME = "odometer"
 HELP = "print the running reading of an odometer or accumulator, one line per spend"
 
 __all__ = ["HELP", "KINDS", "NAME", "configure", "run"]
 
-KINDS = ("w23-stitched", "w23-mixture", "basic", "zcdp-sum", "rdp", "w23-accumulator")
+KINDS = (*ODOMETERS, *ACCUMULATORS)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -57,41 +48,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE")
 
 
-def _odometer(args: argparse.Namespace) -> W23StitchedOdometer | W23MixtureOdometer:
-    delta, slack = delta_flags(args, f"kind {args.kind!r}")
-    if args.kind == "w23-stitched":
-        return W23StitchedOdometer(
-            delta=delta, delta_slack=slack, eta=args.stitch_eta, s=args.stitch_s,
-            form=args.stitch_form,
-        )
-    if args.mixture_rho is not None:
-        rho: ExactLike = args.mixture_rho
-    elif args.mixture_v_star is not None:
-        v_star = exact_positive(args.mixture_v_star, "--mixture-v-star")
-        level = float(exact(slack if slack is not None else delta, "--delta-slack"))
-        rho = mixture_rho_for(float(v_star), level, args.sides)
-    else:
-        raise UsageError("w23-mixture needs --mixture-rho or --mixture-v-star")
-    return W23MixtureOdometer(delta=delta, rho=rho, delta_slack=slack, sides=args.sides)
-
-
-def _accumulator(args: argparse.Namespace) -> Accumulator:
-    if args.kind == "basic":
-        return BasicAccumulator()
-    if args.kind == "zcdp-sum":
-        return ZCDPAccumulator()
-    if args.kind == "rdp":
-        if args.alpha is None:
-            raise UsageError("kind 'rdp' needs --alpha")
-        return RDPAccumulator(args.alpha)
-    delta, slack = delta_flags(args, f"kind {args.kind!r}")
-    return ApproxDPAccumulator(delta=delta, delta_slack=slack)
-
-
 def run(args: argparse.Namespace) -> int:
     ledger: Ledger
-    if args.kind in ("w23-stitched", "w23-mixture"):
-        odometer = _odometer(args)
+    books = books_from_flags(args)
+    if not isinstance(books, Accumulator):
+        odometer = books
         ledger, state = odometer, odometer.start()
 
         def step(spend: Spend) -> tuple[Record, bool]:
@@ -100,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             return {"reading": state.reading()}, False
 
     else:
-        accumulator = _accumulator(args)
+        accumulator = books
         ledger, astate = accumulator, accumulator.start()
 
         def step(spend: Spend) -> tuple[Record, bool]:
