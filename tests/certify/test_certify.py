@@ -273,7 +273,7 @@ def test_bad_input_is_one_line_naming_the_line_and_field(
         capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text(content)
-    code, out, err = _cli(["certify", str(path)], capsys)
+    code, _, err = _cli(["certify", str(path)], capsys)
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     for word in words:
         assert word in err, (word, err)
