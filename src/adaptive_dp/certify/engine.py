@@ -274,7 +274,8 @@ def certify_transcript(transcript: Transcript, sha256: str,
 
 
 def certify_text(text: str, tolerance: Fraction = TOLERANCE) -> Certificate:
-    """The certificate of a transcript given as text."""
+    """The certificate of a transcript given as text (its SHA-256 is that of the text's
+    UTF-8 bytes: read files in binary, or without newline translation)."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return certify_transcript(read_transcript(text.splitlines()), digest, tolerance)
 

@@ -39,10 +39,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(path: str, what: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+    """The file's text, byte for byte (no newline translation: the certificate carries
+    the SHA-256 of these bytes)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        return data.decode("utf-8")
     except OSError as error:
         raise UsageError(f"cannot read {what} {path}: {error.strerror}") from None
     except UnicodeDecodeError:
