@@ -4,6 +4,7 @@ bounds), on the example transcripts and on generated ones with injected unsafe l
 
 from __future__ import annotations
 
+import hashlib
 import json
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -288,3 +289,12 @@ def test_the_report_and_plot_are_written(tmp_path: Path,
     assert code == 1 and picture.stat().st_size > 1000
     text = report.read_text()
     assert "unsafe lines: 5" in text and "| 5 | q4 | unsafe |" in text
+
+
+def test_the_certificate_carries_the_sha256_of_the_transcript_bytes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = (EXAMPLES / "w23-truthful.jsonl").read_bytes().replace(b"\n", b"\r\n")
+    path, out = tmp_path / "crlf.jsonl", tmp_path / "c.json"
+    path.write_bytes(data)
+    assert _cli(["certify", str(path), "--json", str(out)], capsys)[0] == 0
+    assert json.loads(out.read_text())["transcript_sha256"] == hashlib.sha256(data).hexdigest()
