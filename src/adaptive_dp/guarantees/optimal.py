@@ -201,9 +201,9 @@ def compose_optimal(
     if math.isinf(top):
         raise NonFiniteResultError("the sum of the epsilons is beyond the float range")
     if composition.fits(Fraction(top), target) is not True:
+        basic = ball_upper(enclose(lambda: 1 - composition.kept_ball()))
         raise DeltaRangeError(
-            "delta_total", delta_total,
-            f">= 1 - prod_i (1 - delta_i) = {ball_upper(enclose(lambda: 1 - composition.kept_ball()))!r} "
+            "delta_total", delta_total, f">= 1 - prod_i (1 - delta_i) = {basic!r} "
             f"(the delta at epsilon = sum epsilon_i = {top!r})")
 
     def fits(n: int) -> bool | None:
