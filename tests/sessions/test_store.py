@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.interchange import InterchangeError
 from adaptive_dp.odometers.w23 import W23StitchedOdometer
-from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.sessions import (
     RequestConflictError,
     SessionError,
