@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from adaptive_dp.cli import main
+from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.transcript import read_transcript
 
 
@@ -46,7 +48,8 @@ def test_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert transcript.header.name == "basic" and transcript.header.source == "round trip"
     assert [e.decision for e in transcript.entries] == [a["decision"] for a in answers]
     assert [e.id for e in transcript.entries] == ["r0", "r1", "r2", "r3"]
-    assert [str(e.spend.epsilon) for e in transcript.entries] == ["1/2", "1/4", "1/2", "1/4"]
+    assert [e.spend for e in transcript.entries] == [
+        PureDP(Fraction(e)) for e in ("1/2", "1/4", "1/2", "1/4")]
 
 
 def test_status_text_and_odometer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
