@@ -41,7 +41,6 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
@@ -50,7 +49,7 @@ from typing import Literal, TextIO
 from adaptive_dp import __version__
 from adaptive_dp.errors import AdaptiveDPError
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.interchange import InterchangeError, parse_object, spend_fields
+from adaptive_dp.interchange import InterchangeError, load_object, parse_object, spend_fields
 from adaptive_dp.sessions.books import (
     Outcome,
     SessionBooks,
@@ -185,16 +184,6 @@ def _stored(values: tuple[object, ...]) -> tuple[Row, str]:
                 str(outcome), texts, int(str(admitted)), bool(halted)), str(digest))
 
 
-def _loads(text: str, line: int) -> dict[str, object]:
-    try:
-        obj = json.loads(text, parse_float=Decimal, parse_int=int)
-    except json.JSONDecodeError as error:
-        raise InterchangeError(line, "<json>", f"not valid JSON ({error.msg})") from None
-    if not isinstance(obj, dict):
-        raise InterchangeError(line, "<json>", "expected a JSON object")
-    return obj
-
-
 class SessionStore:
     """A persistent session: use :meth:`create` or :meth:`open` (context managers)."""
 
@@ -300,7 +289,7 @@ class SessionStore:
         with self._snapshot() as db:
             for row in self._rows(db):
                 try:
-                    spend = parse_object(_loads(row.spend, row.index), row.index)
+                    spend = parse_object(load_object(row.spend, row.index), row.index)
                     self._books.check(spend, row.index)
                     decision, state = self._books.step(state, spend)
                 except AdaptiveDPError as error:
@@ -336,7 +325,7 @@ class SessionStore:
         :class:`~adaptive_dp.interchange.InterchangeError` naming ``line`` and the field;
         nothing is stored then.
         """
-        obj = _loads(request, line) if isinstance(request, str) else dict(request)
+        obj = load_object(request, line) if isinstance(request, str) else dict(request)
         given = obj.pop("id", None)
         if given is not None and not isinstance(given, str):
             raise InterchangeError(line, "id", f"expected text, got {given!r}")
