@@ -60,8 +60,9 @@ def _summary(cert: Certificate) -> str:
                            for f in v.findings if f.verdict != "agrees")
         out.append(f"line {v.line}: {v.verdict}: {detail}")
     counts = ", ".join(f"{n} {k}" for k, n in cert.counts.items() if n)
-    out.append(f"{cert.books} {cert.name} ({', '.join(cert.spec)}): {len(cert.verdicts)} "
-               f"lines: {counts or 'none'}; verdict {cert.verdict}")
+    n = len(cert.verdicts)
+    out.append(f"{cert.books} {cert.name} ({', '.join(cert.spec)}): {n} "
+               f"line{'' if n == 1 else 's'}: {counts or 'none'}; verdict {cert.verdict}")
     return "\n".join(out) + "\n"
 
 

@@ -12,7 +12,6 @@ reading ``"exhausted"``.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,11 +20,11 @@ from typing import Literal
 
 from adaptive_dp.filters.base import Decision, FilterState, Rule
 from adaptive_dp.filters.named import Books, build_odometer, build_rule
-from adaptive_dp.guarantees.definitions import Guarantee
+from adaptive_dp.guarantees.definitions import Guarantee, upper_fields
 from adaptive_dp.guarantees.spends import Spend, kind_of
 from adaptive_dp.interchange import InterchangeError
 from adaptive_dp.ledger import Tally
-from adaptive_dp.numerics import round_up, short_exact
+from adaptive_dp.numerics import short_exact
 from adaptive_dp.odometers.accumulators import Accumulator, AccumulatorState, Exhausted
 from adaptive_dp.odometers.w23 import OdometerState
 from adaptive_dp.transcript import Header
@@ -35,7 +34,6 @@ __all__ = [
     "SessionBooks",
     "State",
     "float_text",
-    "guarantee_fields",
     "outcome_floats",
     "text_float",
 ]
@@ -58,14 +56,8 @@ def text_float(text: str) -> float:
     return float(text) if text in _NON_FINITE else float(Fraction(text))
 
 
-def guarantee_fields(g: Guarantee) -> dict[str, float]:
-    """A guarantee's fields as floats rounded up (upper bounds)."""
-    return {f.name: round_up(v) for f in dataclasses.fields(g)
-            if isinstance(v := getattr(g, f.name), Fraction)}
-
-
 def _fields_text(g: Guarantee) -> dict[str, str]:
-    return {k: float_text(v) for k, v in guarantee_fields(g).items()}
+    return {k: float_text(v) for k, v in upper_fields(g).items()}
 
 
 @dataclass(frozen=True)
