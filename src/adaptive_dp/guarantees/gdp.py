@@ -31,7 +31,7 @@ from adaptive_dp.numerics import (
     exact_delta,
     exact_nonnegative,
 )
-from adaptive_dp.numerics.search import bisect_increasing, mp_precision
+from adaptive_dp.numerics.search import bisect_increasing, log_float, mp_precision
 from adaptive_dp.numerics.tight import certified_at_most, step_to_tight, tight_upper
 
 __all__ = ["compose_gdp", "gdp_delta", "gdp_mu_for", "gdp_to_dp"]
@@ -98,14 +98,6 @@ def gdp_delta(guarantee: GDP, epsilon: ExactLike) -> float:
     return min(max(upper, 0.0), 1.0)
 
 
-def _log(x: Fraction) -> float:
-    """log of a positive rational, in floats (for searches only)."""
-    f = float(x)
-    if f >= 1e-300:
-        return math.log(f)
-    return math.log(x.numerator) - math.log(x.denominator)
-
-
 def _log_profile(mu: float, eps: float, complement: bool) -> float:
     """Float search only: log delta_mu(eps), or -log(1 - delta_mu(eps)); both increase
     with delta_mu(eps) (so decrease in eps and increase in mu)."""
@@ -124,8 +116,8 @@ def _log_profile(mu: float, eps: float, complement: bool) -> float:
 def _target(delta: Fraction) -> tuple[bool, float]:
     """(complement, the float level of ``_log_profile`` at delta)."""
     if delta > _HALF:
-        return True, -_log(1 - delta)
-    return False, _log(delta)
+        return True, -log_float(1 - delta)
+    return False, log_float(delta)
 
 
 def _excess(mu: Fraction | float, epsilon: Fraction | float, delta: Fraction) -> float:
