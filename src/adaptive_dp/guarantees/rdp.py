@@ -12,8 +12,8 @@ are accepted and give the same number.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import partial
 from fractions import Fraction
+from functools import partial
 from typing import Literal
 
 from flint import arb
