@@ -41,7 +41,7 @@ def log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
 
 
 deltas = st.one_of(
-    st.sampled_from(TINY + [0.3] + NEAR_ONE),
+    st.sampled_from([*TINY, 0.3, *NEAR_ONE]),
     st.floats(min_value=1e-9, max_value=1 - 1e-9),
     log_uniform(1e-300, 1e-3),
     st.floats(min_value=1e-12, max_value=1e-3).map(lambda x: 1 - x),
