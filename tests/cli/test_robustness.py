@@ -3,9 +3,8 @@ flag as the user wrote it, exit 2, never a traceback or a hang; plain short numb
 
 from __future__ import annotations
 
-import json
-
 import io
+import json
 import time
 
 import mpmath
