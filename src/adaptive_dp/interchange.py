@@ -62,6 +62,7 @@ from adaptive_dp.numerics import short_exact
 
 __all__ = [
     "InterchangeError",
+    "load_object",
     "parse_line",
     "parse_object",
     "read_history",
@@ -137,15 +138,20 @@ def _build(obj: dict[str, object], line: int) -> Spend:
     return BrownianSpend(num("sensitivity"), num("t_min"), num("t_stop"))
 
 
-def parse_line(text: str, line: int = 1) -> Spend:
-    """One interchange line as a spend value (numbers exact)."""
+def load_object(text: str, line: int = 1) -> dict[str, object]:
+    """One JSON-lines line as an object, numbers exact (``Decimal`` and ``int``)."""
     try:
         obj = json.loads(text, parse_float=Decimal, parse_int=int)
     except json.JSONDecodeError as error:
         raise InterchangeError(line, "<json>", f"not valid JSON ({error.msg})") from None
     if not isinstance(obj, dict):
         raise InterchangeError(line, "<json>", "expected a JSON object")
-    return parse_object(obj, line)
+    return obj
+
+
+def parse_line(text: str, line: int = 1) -> Spend:
+    """One interchange line as a spend value (numbers exact)."""
+    return parse_object(load_object(text, line), line)
 
 
 def parse_object(obj: dict[str, object], line: int = 1) -> Spend:
@@ -239,12 +245,7 @@ def read_history(lines: Iterable[str], neighbours: str | None = None,
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text, parse_float=Decimal, parse_int=int)
-        except json.JSONDecodeError as error:
-            raise InterchangeError(number, "<json>", f"not valid JSON ({error.msg})") from None
-        if not isinstance(obj, dict):
-            raise InterchangeError(number, "<json>", "expected a JSON object")
+        obj = load_object(text, number)
         kind = obj.get("kind")
         if kind == "history":
             if steps or spends or header:

@@ -37,7 +37,7 @@ from typing import Literal
 
 from adaptive_dp.guarantees.histories import NEIGHBOURS
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.interchange import InterchangeError, parse_object, spend_fields
+from adaptive_dp.interchange import InterchangeError, load_object, parse_object, spend_fields
 from adaptive_dp.numerics import short_exact
 
 __all__ = [
@@ -108,16 +108,6 @@ class Transcript:
 
     header: Header
     entries: tuple[Entry, ...]
-
-
-def _loads(text: str, line: int) -> dict[str, object]:
-    try:
-        obj = json.loads(text, parse_float=Decimal, parse_int=int)
-    except json.JSONDecodeError as error:
-        raise InterchangeError(line, "<json>", f"not valid JSON ({error.msg})") from None
-    if not isinstance(obj, dict):
-        raise InterchangeError(line, "<json>", "expected a JSON object")
-    return obj
 
 
 def _text(value: object, line: int, key: str) -> str:
@@ -216,7 +206,7 @@ def read_transcript(lines: Iterable[str]) -> Transcript:
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        obj = _loads(text, number)
+        obj = load_object(text, number)
         if header is None:
             if "transcript" not in obj:
                 raise InterchangeError(number, "transcript",

@@ -23,6 +23,8 @@ from adaptive_dp.guarantees import (
     zcdp_to_dp_bun_steinke,
     zcdp_to_dp_optimal,
 )
+from adaptive_dp.guarantees.definitions import ApproxDP
+from adaptive_dp.guarantees.optimal import compose_optimal
 from adaptive_dp.numerics import round_up
 
 
@@ -140,6 +142,14 @@ def test_json_to_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
          "--mechanism-delta", "1e-7", "--delta", "1e-6"],
         ["convert", "compose", "--rule", "basic", "--epsilon", "0.1", "--k", "3",
          "--delta", "1e-6"],
+        ["convert", "compose", "--rule", "optimal", "--k", "3", "--delta", "1e-6"],
+        ["convert", "compose", "--rule", "kov", "--epsilon", "0.1", "--delta", "1e-6"],
+        ["convert", "compose", "--rule", "optimal", "--epsilon", "0.1", "--k", "100000",
+         "--delta", "1e-6"],
+        ["convert", "compose", "--rule", "optimal", "--epsilon", "0.1", "--k", "3",
+         "--mechanism-delta", "1e-5", "--delta", "1e-5"],
+        ["convert", "compose", "--rule", "optimal", "--spends", "/nonexistent/spends.jsonl",
+         "--delta", "1e-6"],
         ["convert"],
     ],
 )
@@ -162,3 +172,63 @@ def test_help_gives_the_papers_symbols(capsys: pytest.CaptureFixture[str]) -> No
         main(["convert", "zcdp-to-dp", "--help"])
     out = capsys.readouterr().out
     assert "delta''" in out and "rho" in out and "EXT-CKS20" in out
+
+
+def test_compose_optimal_homogeneous(capsys: pytest.CaptureFixture[str]) -> None:
+    """100 x 0.1-DP at delta 1e-5: the exact optimum 4.30679137251650... (50-digit check in
+    tests/guarantees/test_optimal.py), not KOV15's grid value 4.4."""
+    argv = ["convert", "compose", "--rule", "optimal", "--epsilon", "0.1", "--k", "100",
+            "--delta", "1e-5"]
+    data = _json(capsys, [*argv, "--json"])
+    assert data == {"epsilon": "4.306791372516507", "delta": "1e-05", "method": "optimal",
+                    "spec": "EXT-MV16"}
+    assert data["epsilon"] == repr(
+        float(compose_optimal([PureDP("0.1")] * 100, "1e-5").epsilon))
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("(4.306791372516507, 1e-05)-DP") and "EXT-MV16" in out
+    # --delta-slack: the total is k * --mechanism-delta + delta'
+    data = _json(capsys, ["convert", "compose", "--rule", "optimal", "--epsilon", "0.1",
+                          "--k", "10", "--mechanism-delta", "1e-7", "--delta-slack", "1e-6",
+                          "--json"])
+    expected = compose_optimal([ApproxDP("0.1", "1e-7")] * 10, "2e-6")
+    assert data["epsilon"] == repr(float(expected.epsilon))
+    assert data["delta"] == repr(round_up(Fraction(2, 10**6)))
+
+
+def test_compose_optimal_spends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spends = tmp_path / "spends.jsonl"
+    spends.write_text('{"kind": "pure", "epsilon": "0.1"}\n\n'
+                      '{"kind": "approx", "epsilon": 0.5, "delta": 1e-7}\n'
+                      '{"kind": "pure", "epsilon": "0.25"}\n', encoding="utf-8")
+    data = _json(capsys, ["convert", "compose", "--rule", "optimal", "--spends", str(spends),
+                          "--delta", "1e-5", "--json"])
+    expected = compose_optimal([PureDP("0.1"), ApproxDP("0.5", "1e-7"), PureDP("0.25")],
+                               "1e-5")
+    assert data["epsilon"] == repr(float(expected.epsilon)) and data["spec"] == "EXT-MV16"
+    assert float(data["epsilon"]) < 0.85  # basic composition: 0.85
+    by_slack = _json(capsys, ["convert", "compose", "--rule", "optimal", "--spends",
+                              str(spends), "--delta-slack", "0.0000099", "--json"])
+    assert by_slack["epsilon"] == data["epsilon"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "extra", "message"),
+    [
+        ('{"kind": "zcdp", "rho": 0.1}\n', ["--rule", "optimal"], "pure or approx"),
+        ("", ["--rule", "optimal"], "no spends"),
+        ('{"kind": "pure", "epsilon": 0.1}\n', ["--rule", "kov"], "--rule optimal"),
+        ('{"kind": "pure", "epsilon": 0.1}\n', ["--rule", "optimal", "--k", "2"], "either"),
+        ('{"kind": "pure", "epsilon": -1}\n', ["--rule", "optimal"], "epsilon"),
+        ('{"kind": "approx", "epsilon": 1, "delta": 1e-5}\n', ["--rule", "optimal"],
+         "delta' = -9/1000000"),
+    ],
+)
+def test_compose_spends_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                               lines: str, extra: list[str], message: str) -> None:
+    spends = tmp_path / "spends.jsonl"
+    spends.write_text(lines, encoding="utf-8")
+    code = main(["convert", "compose", *extra, "--spends", str(spends), "--delta", "1e-6"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1 and message in captured.err

@@ -4,6 +4,7 @@ flag as the user wrote it, exit 2, never a traceback or a hang; plain short numb
 from __future__ import annotations
 
 import io
+import json
 import time
 
 import mpmath
@@ -24,7 +25,6 @@ def _run(command: str, monkeypatch: pytest.MonkeyPatch, stdin: str = PURE) -> in
     [
         ("convert zcdp-to-dp --rho 1e400 --delta 1e-6", ("--rho 1e400",)),
         ("convert gdp-to-dp --mu 1e308 --delta 1e-6", ("--mu 1e308",)),
-        ("convert gdp-to-dp --mu 1 --delta 1e-400", ("--delta 1e-400",)),
         ("odometer w23-mixture --delta 1e-6 --mixture-v-star abc", ("--mixture-v-star", "abc")),
         ("odometer w23-mixture --delta 1e-6 --mixture-v-star 0", ("--mixture-v-star", "> 0")),
         ("odometer w23-mixture --delta 1e-6 --mixture-v-star -1", ("--mixture-v-star", "> 0")),
@@ -98,3 +98,23 @@ def test_verify_only_takes_a_source_tag(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["verify", "--only", "R23", "--list"]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert listed and all(line.startswith("R23-") for line in listed)
+
+
+def test_a_delta_below_the_float_range_converts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mu = 1 at delta = 1e-400: the certified epsilon, against a 60-digit root of
+    Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = delta computed here."""
+    assert _run("convert gdp-to-dp --mu 1 --delta 1e-400 --json", monkeypatch) == 0
+    epsilon = float(json.loads(capsys.readouterr().out)["epsilon"])
+    with mpmath.workdps(60):
+        def curve(e: mpmath.mpf) -> mpmath.mpf:
+            return (mpmath.ncdf(-e + mpmath.mpf(1) / 2)
+                    - mpmath.exp(e) * mpmath.ncdf(-e - mpmath.mpf(1) / 2)
+                    - mpmath.mpf("1e-400"))
+        lo, hi = mpmath.mpf(40), mpmath.mpf(46)  # curve(40) > 0 > curve(46): bisect
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if curve(mid) > 0 else (lo, mid)
+        exact = hi
+    assert exact <= epsilon <= exact * (1 + mpmath.mpf("1e-15"))

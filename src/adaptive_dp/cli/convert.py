@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
 from adaptive_dp.errors import NonFiniteResultError
@@ -28,6 +29,8 @@ from adaptive_dp.guarantees import (
     zcdp_to_dp_bun_steinke,
     zcdp_to_dp_optimal,
 )
+from adaptive_dp.guarantees.optimal import MAX_TERMS, compose_optimal
+from adaptive_dp.interchange import read_spends
 from adaptive_dp.numerics import exact, round_up
 
 NAME = "convert"
@@ -44,6 +47,7 @@ _SPEC = {
     "basic": "CS2080-BasicComp",
     "advanced": "CS2080-AdvComp",
     "kov15": "EXT-KOV15",
+    "optimal": "EXT-MV16",
 }
 
 
@@ -115,29 +119,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     c = sub.add_parser(
         "compose",
-        help="k-fold composition of an (epsilon, delta)-DP mechanism",
+        help="composition of (epsilon, delta)-DP mechanisms",
         description=(
             "k-fold composition of an (epsilon, delta)-DP mechanism. basic "
             "(CS2080-BasicComp): (k epsilon, k delta). advanced (CS2080-AdvComp, DRV10): "
             "(epsilon sqrt(2k ln(1/delta')) + k epsilon (e^epsilon - 1), k delta + delta'). "
             "kov (EXT-KOV15, optimal): the smallest (k - 2i) epsilon whose total delta "
-            "1 - (1-delta)^k (1-delta_i) is <= k delta + delta'. Here delta is each "
-            "mechanism's --mechanism-delta; give the total target --delta (= k delta + delta') "
-            "or the slack --delta-slack (delta'), not both."
+            "1 - (1-delta)^k (1-delta_i) is <= k delta + delta'. optimal (EXT-MV16, "
+            "Murtagh-Vadhan): the smallest epsilon_g, rounded up and certified within 2 ulps, "
+            "with 1 - prod_i (1-delta_i) (1 - delta_pure(epsilon_g)) <= the total delta, of "
+            "--k equal mechanisms or of the pure/approx lines of --spends FILE (epsilons may "
+            "differ). Here delta is each mechanism's --mechanism-delta; give the total target "
+            "--delta (= k delta + delta', or the sum of the spends' deltas + delta') or the "
+            "slack --delta-slack (delta'), not both."
         ),
     )
-    c.add_argument("--rule", choices=["basic", "advanced", "kov"], required=True)
-    c.add_argument("--epsilon", required=True, help="each mechanism's epsilon (>= 0)")
+    c.add_argument("--rule", choices=["basic", "advanced", "kov", "optimal"], required=True)
+    c.add_argument("--epsilon", help="each mechanism's epsilon (>= 0)")
     c.add_argument(
         "--mechanism-delta", default="0", help="each mechanism's delta, 0 <= delta < 1"
     )
     c.add_argument(
         "--delta", help="total target delta k delta + delta' (advanced, kov), 0 < delta < 1"
     )
-    c.add_argument("--k", required=True, type=int, help="number of mechanisms k (>= 1)")
+    c.add_argument("--k", type=int, help="number of mechanisms k (>= 1)")
     c.add_argument(
         "--delta-slack",
         help="delta' of advanced composition (advanced, kov; or give --delta), 0 < delta' < 1",
+    )
+    c.add_argument(
+        "--spends",
+        metavar="FILE",
+        help="(--rule optimal, instead of --epsilon, --k, --mechanism-delta) one interchange "
+        'line per mechanism: {"kind": "pure", "epsilon": ...} or {"kind": "approx", ...}',
     )
     _add_json(c)
     c.set_defaults(_convert=_compose)
@@ -181,7 +195,53 @@ def _rdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
     return rdp_to_dp(guarantee, args.delta, method=args.method), args.method
 
 
+def _slack(args: argparse.Namespace, spent: Fraction, what: str) -> Fraction:
+    """delta' from --delta-slack, or --delta minus the mechanisms' deltas (``spent``)."""
+    if (args.delta is None) == (args.delta_slack is None):
+        raise UsageError(f"--rule {args.rule} needs exactly one of --delta and --delta-slack")
+    if args.delta_slack is not None:
+        slack = exact(args.delta_slack, "delta_slack")
+    else:
+        slack = exact(args.delta, "delta") - spent
+    if slack <= 0:
+        raise UsageError(f"delta' = {slack} is not allowed: expected --delta > {what}")
+    return slack
+
+
+def _read_spends(path: str) -> list[PureDP | ApproxDP]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            spends = list(read_spends(handle))
+    except OSError as error:
+        raise UsageError(f"--spends {path}: {error.strerror}") from None
+    found: list[PureDP | ApproxDP] = []
+    for line, spend in spends:
+        if not isinstance(spend, PureDP | ApproxDP):
+            raise UsageError(f"--spends {path}, line {line}: --rule optimal takes pure or "
+                             f"approx spends, not {type(spend).__name__}")
+        found.append(spend)
+    if not found:
+        raise UsageError(f"--spends {path}: no spends")
+    return found
+
+
+def _compose_spends(args: argparse.Namespace) -> tuple[ApproxDP, str]:
+    if args.rule != "optimal":
+        raise UsageError(f"--spends is for --rule optimal, not --rule {args.rule}")
+    if args.epsilon is not None or args.k is not None or args.mechanism_delta != "0":
+        raise UsageError("give either --spends or --epsilon, --k, --mechanism-delta")
+    spends = _read_spends(args.spends)
+    spent = sum((s.delta for s in spends if isinstance(s, ApproxDP)), Fraction(0))
+    slack = _slack(args, spent, "the sum of the spends' deltas")
+    return compose_optimal(spends, spent + slack), "optimal"
+
+
 def _compose(args: argparse.Namespace) -> tuple[ApproxDP, str]:
+    if args.spends is not None:
+        return _compose_spends(args)
+    if args.epsilon is None or args.k is None:
+        raise UsageError(f"--rule {args.rule} needs --epsilon and --k"
+                         + (" (or --spends)" if args.rule == "optimal" else ""))
     delta = exact(args.mechanism_delta, "mechanism_delta")
     base: PureDP | ApproxDP = (
         PureDP(args.epsilon) if delta == 0 else ApproxDP(args.epsilon, args.mechanism_delta)
@@ -200,18 +260,16 @@ def _compose(args: argparse.Namespace) -> tuple[ApproxDP, str]:
             f"--k={k} is too large for --rule kov (its exact sum has k terms; at most "
             f"{KOV_MAX_K}): use --rule advanced"
         )
-    if (args.delta is None) == (args.delta_slack is None):
-        raise UsageError(f"--rule {args.rule} needs exactly one of --delta and --delta-slack")
-    if args.delta_slack is not None:
-        slack = exact(args.delta_slack, "delta_slack")
-    else:
-        slack = exact(args.delta, "delta") - k * delta
-    if slack <= 0:
+    if args.rule == "optimal" and k >= MAX_TERMS:
         raise UsageError(
-            f"delta' = {slack} is not allowed: expected --delta > k * --mechanism-delta"
+            f"--k={k} is too large for --rule optimal (its exact sum has k + 1 terms; at most "
+            f"{MAX_TERMS}): use --rule kov"
         )
+    slack = _slack(args, k * delta, "k * --mechanism-delta")
     if args.rule == "advanced":
         return compose_advanced(base, k, slack), "advanced"
+    if args.rule == "optimal":
+        return compose_optimal([base] * k, k * delta + slack), "optimal"
     return compose_kov(base, k, k * delta + slack), "kov15"
 
 

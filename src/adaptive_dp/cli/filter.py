@@ -7,12 +7,10 @@ and stops at the first HALT (terminal mode: the papers' "halt forever").
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
 from adaptive_dp.cli._replay import Record, output, replay
@@ -27,8 +25,8 @@ from adaptive_dp.filters.named import (
     build_odometer,
     build_rule,
 )
+from adaptive_dp.guarantees.definitions import upper_fields
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.numerics import round_up
 
 NAME = "filter"
 HELP = "replay JSON-lines spends through a privacy filter; one decision per line"
@@ -39,7 +37,6 @@ __all__ = [
     "books_from_flags",
     "configure",
     "decision_record",
-    "guarantee_fields",
     "rule_from_flags",
     "run",
 ]
@@ -109,24 +106,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def guarantee_fields(value: object) -> dict[str, float]:
-    """A guarantee's fields as floats rounded up (upper bounds)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, float] = {}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if isinstance(v, Fraction):
-                out[f.name] = round_up(v)
-        return out
-    raise TypeError(f"not a guarantee: {value!r}")
-
-
 def decision_record(rule: Rule, state: FilterState, decision: Decision) -> Record:
     """The interchange answer to one line: decision, spent (rounded up), remaining and
     max_next (rounded down), and the rule's spec id."""
     return {
         "decision": decision.value,
-        "spent": guarantee_fields(state.spent()),
+        "spent": upper_fields(state.spent()),
         "remaining": state.remaining(),
         "max_next": state.max_next() if decision is Decision.CONTINUE else None,
         "spec": rule.SPEC,

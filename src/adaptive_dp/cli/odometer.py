@@ -9,8 +9,9 @@ import sys
 from typing import TextIO
 
 from adaptive_dp.cli._replay import Record, output, replay
-from adaptive_dp.cli.filter import books_from_flags, guarantee_fields
+from adaptive_dp.cli.filter import books_from_flags
 from adaptive_dp.filters.named import ACCUMULATORS, ODOMETERS
+from adaptive_dp.guarantees.definitions import upper_fields
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.ledger import Ledger
 from adaptive_dp.odometers.accumulators import Accumulator, Exhausted
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             reading = astate.reading()
             if isinstance(reading, Exhausted):
                 return {"reading": "exhausted"}, False
-            return dict(guarantee_fields(reading)), False
+            return dict(upper_fields(reading)), False
 
     with output(args.json) as out:
 

@@ -39,6 +39,7 @@ from fractions import Fraction
 from typing import NamedTuple, Protocol, cast
 
 import numpy as np
+from flint import arb
 from numpy.typing import ArrayLike
 
 from adaptive_dp.guarantees.definitions import Guarantee
@@ -119,6 +120,23 @@ class Rule(Ledger):
     def _decision_sums(self, before: Sums, after: Sums) -> Sums:
         """The sums the condition is evaluated on: those including the next spend."""
         return after
+
+    # -- certification (docs/design.md, transcripts) -----------------------------------
+    def _straddles(self, sums: Sums) -> bool:
+        """Whether the certified check on ``sums`` is undecided: an enclosure straddles
+        the budget (``_admits`` then refuses, the safe side). False for exact checks."""
+        return False
+
+    def _spent_ball(self, sums: Sums) -> arb | None:
+        """An enclosure of the primary field of ``_spent`` (epsilon, rho or mu), or None
+        where ``_spent`` is exact."""
+        return None
+
+    def _remaining_ball(self, sums: Sums) -> arb | None:
+        """An enclosure of the exact remaining budget that ``_remaining`` rounds down,
+        or None where ``_remaining`` is the largest admissible next primary parameter
+        (``max_next(0)``)."""
+        return None
 
     # -- float path -------------------------------------------------------------------
     @abstractmethod
@@ -203,6 +221,36 @@ class FilterState(TallyView):
     def spent(self) -> Guarantee:
         """The certified bound of the admitted spends (rounded up)."""
         return self.rule._spent(self.tally.sums)
+
+    def check(self, next: Spend) -> Decision | None:
+        """:meth:`decide`, or None where the certified check is undecided (an enclosure
+        straddles the budget; :meth:`decide` then says HALT, the safe side)."""
+        if self.halted:
+            return Decision.HALT
+        sums = self.rule._decision_sums(self.tally.sums, self.rule.after(self.tally, next))
+        if self.rule._admits(sums):
+            return Decision.CONTINUE
+        return None if self.rule._straddles(sums) else Decision.HALT
+
+    def charged(self, next: Spend) -> FilterState:
+        """The state with ``next`` charged whatever the rule says (a recorded admission
+        being certified: the system ran it)."""
+        return FilterState(
+            self.rule, self.tally.plus(self.rule.after(self.tally, next)), False, self.terminal
+        )
+
+    def refused(self) -> FilterState:
+        """The state after a refusal: halted forever in terminal mode, else unchanged."""
+        return FilterState(self.rule, self.tally, True, True) if self.terminal else self
+
+    def spent_ball(self) -> arb | None:
+        """An enclosure of the primary field of :meth:`spent`, or None where it is exact."""
+        return self.rule._spent_ball(self.tally.sums)
+
+    def remaining_ball(self) -> arb | None:
+        """An enclosure of the exact remaining budget, or None where :meth:`remaining` is
+        ``max_next(0)`` (the largest admissible next primary parameter)."""
+        return self.rule._remaining_ball(self.tally.sums)
 
     def remaining(self) -> float:
         """The remaining primary budget (rounded down)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from flint import arb
+
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import Guarantee
 from adaptive_dp.guarantees.lattice import Measure
@@ -95,6 +97,12 @@ class AccumulatorFilter(Rule):
 
     def _fast_admits(self, sums: tuple[Real, ...]) -> Flag:
         return self.accumulator._fast_within(sums, self._fast_params)
+
+    def _straddles(self, sums: Sums) -> bool:
+        return self.accumulator._straddles(sums, self._params)
+
+    def _spent_ball(self, sums: Sums) -> arb | None:
+        return self.accumulator._reading_ball(sums)
 
 
 class ApproxBudgetFilter(AccumulatorFilter):

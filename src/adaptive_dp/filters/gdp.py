@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from flint import arb
+
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import GDP, Guarantee
 from adaptive_dp.guarantees.lattice import Measure
@@ -57,9 +59,12 @@ class GDPFilter(Rule):
         room = self.mu * self.mu - sums[0]
         return None if room < 0 else sqrt_down(room)
 
-    def _spent(self, sums: Sums) -> Guarantee:
+    def _spent_ball(self, sums: Sums) -> arb:
         s = sums[0]
-        return GDP(ball_upper(enclose(lambda: arb_of(s).sqrt())))
+        return enclose(lambda: arb_of(s).sqrt())
+
+    def _spent(self, sums: Sums) -> Guarantee:
+        return GDP(ball_upper(self._spent_ball(sums)))
 
     def _remaining(self, sums: Sums) -> float:
         return sqrt_down(self.mu * self.mu - sums[0])

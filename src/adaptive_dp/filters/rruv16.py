@@ -21,6 +21,7 @@ from adaptive_dp.numerics import (
     ball_upper,
     enclose,
     exact_delta,
+    exact_lower,
     exact_positive,
     exact_upper,
     round_down,
@@ -135,13 +136,22 @@ class RRUV16Filter(Rule):
             return None
         return bisect_increasing(admitted, 0.0, float(self.epsilon), 0.5, iterations=80)
 
+    def _straddles(self, sums: Sums) -> bool:
+        return sums[2] <= self.delta / 2 and exact_lower(self._bound(sums)) <= self.epsilon
+
+    def _spent_ball(self, sums: Sums) -> arb:
+        return self._bound(sums)
+
     def _spent(self, sums: Sums) -> Guarantee:
         return ApproxDP(ball_upper(self._bound(sums)), self.delta)
 
-    def _remaining(self, sums: Sums) -> float:
+    def _remaining_ball(self, sums: Sums) -> arb:
         bound = self._bound(sums)
         eg = self.epsilon
-        return ball_lower(enclose(lambda: arb_of(eg) - bound))
+        return enclose(lambda: arb_of(eg) - bound)
+
+    def _remaining(self, sums: Sums) -> float:
+        return ball_lower(self._remaining_ball(sums))
 
     def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
         drift = inflate_up(primary * expm1(primary) / 2)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from flint import arb
+
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.guarantees.bounds import BunSteinkeBound
@@ -20,6 +22,7 @@ from adaptive_dp.numerics import (
     ball_upper,
     enclose,
     exact_delta_split,
+    exact_lower,
     exact_positive,
     exact_upper,
     round_down,
@@ -86,14 +89,23 @@ class ZCDPFilter(Rule):
         low = ball_lower(enclose(lambda: self.bound.room(eps) - arb_of(r)))
         return None if low < 0 else low
 
-    def _spent(self, sums: Sums) -> Guarantee:
-        epsilon = ball_upper(self.bound.ball(sums[0]))
-        return ApproxDP(epsilon, self.delta)
+    def _straddles(self, sums: Sums) -> bool:
+        return sums[1] <= self.delta_budget and exact_lower(
+            self.bound.ball(sums[0])) <= self.epsilon
 
-    def _remaining(self, sums: Sums) -> float:
+    def _spent_ball(self, sums: Sums) -> arb:
+        return self.bound.ball(sums[0])
+
+    def _spent(self, sums: Sums) -> Guarantee:
+        return ApproxDP(ball_upper(self._spent_ball(sums)), self.delta)
+
+    def _remaining_ball(self, sums: Sums) -> arb:
         bound = self.bound.ball(sums[0])
         eps = self.epsilon
-        return ball_lower(enclose(lambda: arb_of(eps) - bound))
+        return enclose(lambda: arb_of(eps) - bound)
+
+    def _remaining(self, sums: Sums) -> float:
+        return ball_lower(self._remaining_ball(sums))
 
     def _fast_admits(self, sums: tuple[Real, ...]) -> Flag:
         eps, delta, _ = self._fast

@@ -25,8 +25,9 @@ from fractions import Fraction
 
 from flint import arb
 
-from adaptive_dp.numerics import arb_of, ball_upper, enclose, exact_upper
+from adaptive_dp.numerics import DEFAULT_PRECISION, arb_of, ball_upper, enclose, exact_upper
 from adaptive_dp.numerics.floats import Real, add_up, inflate_up, mul_up, sqrt
+from adaptive_dp.numerics.tight import tight_upper
 
 __all__ = ["BunSteinkeBound", "W23Bound", "cks20_delta_upper", "cks20_epsilon_ball"]
 
@@ -111,8 +112,9 @@ class BunSteinkeBound(_SlackBound):
 
 def cks20_delta_upper(alpha: Fraction, tau: Fraction, epsilon: Fraction) -> float:
     """EXT-CKS20 (Prop. 12) at one order: "delta = exp((alpha-1)(tau-epsilon)) / (alpha-1)
-    * (1-1/alpha)^alpha" for (alpha, tau)-RDP at ``epsilon``, certified and rounded up,
-    at most 1 (and the smallest positive float when it underflows)."""
+    * (1-1/alpha)^alpha" for (alpha, tau)-RDP at ``epsilon``, certified, rounded up and
+    within two ulps (:func:`tight_upper`), at most 1 (and the smallest positive float
+    when it underflows)."""
 
     def log_delta() -> arb:
         a = arb_of(alpha)
@@ -127,15 +129,17 @@ def cks20_delta_upper(alpha: Fraction, tau: Fraction, epsilon: Fraction) -> floa
         return 1.0
     if upper < _LOG_TINY:
         return math.ulp(0.0)
-    return min(ball_upper(enclose(lambda: log_delta().exp())), 1.0)
+    return min(tight_upper(lambda bits: enclose(lambda: log_delta().exp(), bits)), 1.0)
 
 
-def cks20_epsilon_ball(alpha: Fraction, tau: Fraction, delta: Fraction) -> arb:
+def cks20_epsilon_ball(
+    alpha: Fraction, tau: Fraction, delta: Fraction, precision: int = DEFAULT_PRECISION
+) -> arb:
     """EXT-CKS20 (Prop. 12) at one order: the epsilon for (alpha, tau)-RDP at ``delta``.
 
     "epsilon = tau + (log(1/delta) + (alpha-1) log(1-1/alpha) - log(alpha)) / (alpha-1)",
     the same expression as EXT-BBGHS20. Returned as a certified ball (may be negative:
-    the caller takes max(0, .)).
+    the caller takes max(0, .)), enclosed from ``precision`` bits up.
     """
 
     def evaluate() -> arb:
@@ -144,4 +148,4 @@ def cks20_epsilon_ball(alpha: Fraction, tau: Fraction, delta: Fraction) -> arb:
         num = -arb_of(delta).log() + am1 * (-(1 / am1).log1p()) - a.log()
         return arb_of(tau) + num / am1
 
-    return enclose(evaluate)
+    return enclose(evaluate, precision)

@@ -129,6 +129,9 @@ def compose_kov(guarantee: PureDP | ApproxDP, k: int, delta_total: ExactLike) ->
     <= ``delta_total``, with delta = ``delta_total`` (valid, since the true total is
     smaller). The totals increase with i, so i is found by bisection, O(k log k) terms.
     ``DeltaRangeError`` if even i = 0 (basic composition) needs more than delta_total.
+    These are the theorem's grid points only; the exact optimum between them (and for
+    differing epsilons) is :func:`adaptive_dp.guarantees.optimal.compose_optimal`
+    (EXT-MV16).
     """
     eps, delta = require(guarantee, Measure.APPROX, name="guarantee")
     count = positive_count(k)

@@ -8,6 +8,7 @@ infinities, negative budgets and deltas outside [0, 1) with the errors of
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from adaptive_dp.numerics.exact import (
     exact_delta,
     exact_nonnegative,
 )
+from adaptive_dp.numerics.rounding import round_up
 
 __all__ = [
     "GDP",
@@ -32,6 +34,7 @@ __all__ = [
     "ProbabilisticDP",
     "PureDP",
     "RDPCurve",
+    "upper_fields",
 ]
 
 
@@ -174,3 +177,12 @@ Guarantee: TypeAlias = (
     PureDP | ApproxDP | ProbabilisticDP | ZCDP | ApproxZCDP | RDP | RDPCurve | GDP
 )
 """Any privacy guarantee value."""
+
+
+def upper_fields(guarantee: object) -> dict[str, float]:
+    """A guarantee's numeric fields as floats rounded up (upper bounds), by name: the
+    form in which every answer prints a loss (docs/design.md, interchange format)."""
+    if not dataclasses.is_dataclass(guarantee) or isinstance(guarantee, type):
+        raise TypeError(f"not a guarantee: {guarantee!r}")
+    return {f.name: round_up(v) for f in dataclasses.fields(guarantee)
+            if isinstance(v := getattr(guarantee, f.name), Fraction)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from functools import partial
 from typing import Literal
 
 from flint import arb
@@ -23,12 +24,12 @@ from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, RDPCurve
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
-    ball_upper,
     enclose,
     exact_delta,
     exact_nonnegative,
     exact_positive,
 )
+from adaptive_dp.numerics.tight import tight_upper
 
 __all__ = [
     "RDP_METHODS",
@@ -42,11 +43,11 @@ RDP_METHODS = ("bbghs20", "mironov17", "cks20")
 """Accepted ``method`` labels of :func:`rdp_to_dp`."""
 
 
-def _mironov_ball(point: RDP, delta: Fraction) -> arb:
+def _mironov_ball(point: RDP, delta: Fraction, precision: int) -> arb:
     def evaluate() -> arb:
         return arb_of(point.epsilon) - arb_of(delta).log() / arb_of(point.alpha - 1)
 
-    return enclose(evaluate)
+    return enclose(evaluate, precision)
 
 
 def _points(guarantee: RDP | RDPCurve) -> tuple[RDP, ...]:
@@ -72,21 +73,22 @@ def rdp_to_dp(
       "epsilon' = epsilon + log((alpha-1)/alpha) - (log delta + log alpha)/(alpha-1)";
     - ``"cks20"`` (Canonne-Kamath-Steinke 2020, Prop. 12): the same expression as bbghs20.
 
-    On a curve, the smallest certified epsilon' over its orders. epsilon' is certified
-    and rounded up; a negative value is replaced by 0 (valid: it implies the 0 one).
+    On a curve, the smallest certified epsilon' over its orders. Exact: max(0, the
+    minimum over the given orders of the formula); each order's epsilon' is certified,
+    rounded up and certified within two ulps (:func:`tight_upper`), so their minimum is
+    too. A negative value is replaced by 0 (valid: it implies the 0 one).
     """
     if method not in RDP_METHODS:
         raise ParameterError("method", method, " | ".join(RDP_METHODS))
     points = _points(guarantee)
     d = exact_delta(delta, "delta", allow_zero=False)
-    best = min(
-        ball_upper(
-            _mironov_ball(p, d)
-            if method == "mironov17"
-            else cks20_epsilon_ball(p.alpha, p.epsilon, d)
-        )
-        for p in points
-    )
+
+    def ball(point: RDP, bits: int) -> arb:
+        if method == "mironov17":
+            return _mironov_ball(point, d, bits)
+        return cks20_epsilon_ball(point.alpha, point.epsilon, d, bits)
+
+    best = min(tight_upper(partial(ball, p)) for p in points)
     return ApproxDP(max(best, 0.0), d)
 
 

@@ -1,10 +1,11 @@
 """zCDP conversions and composition: R23-Lem2.3, R23-Lem2.4, EXT-CKS20.
 
 Every returned epsilon or delta is an upper bound certified with an ``arb`` enclosure
-and rounded up to a float (docs/design.md, principle 5); exact rational results (``eps^2/2``,
-sums of rhos and deltas) stay exact. Searches for an optimal Rényi order run in
-mpmath; the bound is then certified at the order found, which is valid for *any*
-order, so a search that misses the optimum only costs tightness, never validity.
+and rounded up to a float within two ulps (docs/design.md, principle 5); exact rational
+results (``eps^2/2``, sums of rhos and deltas) stay exact. Optimal Rényi orders are
+float roots of the stationarity condition; the bound is then certified at the order
+found, which is valid for *any* order, so a search that misses the optimum only costs
+tightness, never validity (docs/numerics.md, "Tight conversions").
 
 Method labels (used by the ``convert`` command and in reports): ``"bun-steinke"``
 (R23-Lem2.3 (ii)) and ``"cks20"`` (EXT-CKS20).
@@ -13,10 +14,8 @@ Method labels (used by the ``convert`` command and in reports): ``"bun-steinke"`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from fractions import Fraction
-
-import mpmath
 
 from adaptive_dp.errors import UnsupportedGuaranteeError
 from adaptive_dp.guarantees.bounds import BunSteinkeBound, cks20_delta_upper, cks20_epsilon_ball
@@ -27,7 +26,8 @@ from adaptive_dp.numerics import (
     exact_delta,
     exact_nonnegative,
 )
-from adaptive_dp.numerics.search import golden_minimize, mp_precision
+from adaptive_dp.numerics.search import bisect_increasing, log_float
+from adaptive_dp.numerics.tight import tight_upper
 
 __all__ = [
     "approx_to_approx_zcdp",
@@ -38,13 +38,8 @@ __all__ = [
     "zcdp_to_dp_optimal",
 ]
 
-# Search range for t = log(alpha - 1): alpha - 1 from e^-800 to e^800 covers rho from
-# 1e-300 to 1e300 with deltas down to 1e-300 (the optimal order is about
-# 1 + sqrt(log(1/delta)/rho)).
-_T_LO = -800.0
-_T_HI = 800.0
-_GRID = 400
-_SEARCH_DPS = 40  # decimal digits of every search, whatever mpmath's global precision
+# Orders searched for the delta conversion: alpha - 1 from e^-700 to e^700.
+_T_MAX = 700.0
 
 
 def _require(value: object, kind: type | tuple[type, ...], name: str) -> None:
@@ -90,37 +85,41 @@ def zcdp_to_dp_bun_steinke(guarantee: ZCDP | ApproxZCDP, delta_slack: ExactLike)
     return ApproxDP(epsilon, total)
 
 
-def _alpha_of(t: float) -> Fraction:
-    return 1 + Fraction(math.exp(t))
+def _order(beta: float) -> Fraction:
+    """alpha = 1 + beta as an exact rational (beta > 0; the smallest float if not)."""
+    return 1 + Fraction(beta if beta > 0 and math.isfinite(beta) else math.ulp(0.0))
 
 
-def _minimise_over_t(objective: Callable[[mpmath.mpf], mpmath.mpf]) -> float:
-    """Grid scan then golden section in t = log(alpha - 1); an mpmath search."""
-    with mp_precision(_SEARCH_DPS):
+def _epsilon_order(rho: Fraction, delta: Fraction) -> Fraction:
+    """Float search: the order minimising the EXT-CKS20 epsilon. With beta = alpha - 1
+    and L = log(1/delta), d epsilon / d beta = rho - (L - log(1 + beta)) / beta^2, so the
+    minimiser is the root of the increasing "rho beta^2 + log(1 + beta) = L", found by
+    bisection in t = log beta."""
+    log_rho = log_float(rho)
+    big_l = -math.log1p(-float(1 - delta)) if delta > Fraction(1, 2) else -log_float(delta)
+    if not (big_l > 0 and math.isfinite(big_l) and math.isfinite(log_rho)):
+        return _order(0.0)
 
-        def f(t: float) -> float:
-            value = float(objective(mpmath.mpf(t)))
-            return value if math.isfinite(value) else math.inf
+    def lhs(t: float) -> float:
+        return math.exp(min(2 * t + log_rho, 709.0)) + math.log1p(math.exp(min(t, 709.0)))
 
-        step = (_T_HI - _T_LO) / _GRID
-        grid = [_T_LO + i * step for i in range(_GRID + 1)]
-        values = [f(t) for t in grid]
-        best = min(range(len(grid)), key=lambda i: values[i])
-        lo = grid[max(best - 1, 0)]
-        hi = grid[min(best + 1, _GRID)]
-        return golden_minimize(f, lo, hi, iterations=120)
+    # rho beta^2 <= L and log(1 + beta) <= L bound beta* above; one is >= L/2 at it
+    log_l = math.log(big_l)
+    hi = min((log_l - log_rho) / 2, math.log(math.expm1(min(big_l, 700.0)))) + 1
+    lo = min((log_l - math.log(2) - log_rho) / 2, math.log(math.expm1(big_l / 2))) - 1
+    return _order(math.exp(min(bisect_increasing(lhs, lo, hi, big_l), 709.0)))
 
 
-def _zcdp_eps_objective(rho: Fraction, delta: Fraction) -> Callable[[mpmath.mpf], mpmath.mpf]:
-    r = mpmath.mpf(rho.numerator) / rho.denominator
-    log_inv_delta = -mpmath.log(mpmath.mpf(delta.numerator) / delta.denominator)
+def _delta_order(rho: Fraction, epsilon: Fraction) -> Fraction:
+    """Float search: the order minimising the EXT-CKS20 delta. Its log has derivative
+    (2 beta + 1) rho - epsilon - log(1 + 1/beta) in beta = alpha - 1: the minimiser is
+    the root of that increasing function, found by bisection in t = log beta."""
+    r, e = float(rho), float(epsilon)
 
-    def objective(t: mpmath.mpf) -> mpmath.mpf:
-        am1 = mpmath.exp(t)
-        log_a = mpmath.log1p(am1)
-        return (1 + am1) * r + (log_inv_delta - am1 * mpmath.log1p(1 / am1) - log_a) / am1
+    def derivative(t: float) -> float:
+        return (2 * math.exp(t) + 1) * r - math.log1p(math.exp(-t))
 
-    return objective
+    return _order(math.exp(bisect_increasing(derivative, -_T_MAX, _T_MAX, e)))
 
 
 def zcdp_to_dp_optimal(guarantee: ZCDP, delta: ExactLike) -> ApproxDP:
@@ -130,21 +129,20 @@ def zcdp_to_dp_optimal(guarantee: ZCDP, delta: ExactLike) -> ApproxDP:
         "epsilon = inf_{alpha > 1} alpha rho
                    + (log(1/delta) + (alpha - 1) log(1 - 1/alpha) - log(alpha)) / (alpha - 1)".
 
-    The order alpha is found by an mpmath search; epsilon is certified at that order
-    (valid at any order) and rounded up; a negative value is replaced by 0 (an
-    (epsilon, delta) guarantee with epsilon < 0 implies the one with 0). Requires
-    0 < delta < 1; rho = 0 gives (0, delta) exactly.
+    Exact: max(0, that infimum). The order is the float root of the stationarity
+    condition (:func:`_epsilon_order`); epsilon is certified at that order (valid at any
+    order) within two ulps of the formula there, which is within far less than an ulp
+    of the infimum; a negative value is replaced by 0 (an (epsilon, delta) guarantee
+    with epsilon < 0 implies the one with 0). Requires 0 < delta < 1; rho = 0 gives
+    (0, delta) exactly.
     """
     _require(guarantee, ZCDP, "guarantee")
     d = exact_delta(delta, "delta", allow_zero=False)
     rho = guarantee.rho
     if rho == 0:
         return ApproxDP(0, d)
-    with mp_precision(_SEARCH_DPS):  # the objective's constants at the search's precision
-        objective = _zcdp_eps_objective(rho, d)
-    t = _minimise_over_t(objective)
-    alpha = _alpha_of(t)
-    epsilon = ball_upper(cks20_epsilon_ball(alpha, alpha * rho, d))
+    alpha = _epsilon_order(rho, d)
+    epsilon = tight_upper(lambda bits: cks20_epsilon_ball(alpha, alpha * rho, d, bits))
     return ApproxDP(max(epsilon, 0.0), d)
 
 
@@ -155,24 +153,16 @@ def zcdp_delta_optimal(guarantee: ZCDP, epsilon: ExactLike) -> float:
         "delta = inf_{alpha > 1} exp((alpha - 1)(alpha rho - epsilon)) / (alpha - 1)
                  * (1 - 1/alpha)^alpha".
 
-    Searched in mpmath, certified at the order found, rounded up, and at most 1 (delta
-    = 1 always holds). rho = 0 gives 0.
+    Exact: min(1, that infimum). The order is the float root of the stationarity
+    condition (:func:`_delta_order`); delta is certified at that order, rounded up
+    within two ulps, and at most 1 (delta = 1 always holds). rho = 0 gives 0.
     """
     _require(guarantee, ZCDP, "guarantee")
     eps = exact_nonnegative(epsilon, "epsilon")
     rho = guarantee.rho
     if rho == 0:
         return 0.0
-    with mp_precision(_SEARCH_DPS):  # the objective's constants at the search's precision
-        r = mpmath.mpf(rho.numerator) / rho.denominator
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-
-    def objective(t: mpmath.mpf) -> mpmath.mpf:
-        am1 = mpmath.exp(t)
-        return am1 * ((1 + am1) * r - e) - am1 * mpmath.log1p(1 / am1) - mpmath.log1p(am1)
-
-    t = _minimise_over_t(objective)
-    alpha = _alpha_of(t)
+    alpha = _delta_order(rho, eps)
     return cks20_delta_upper(alpha, alpha * rho, eps)
 
 

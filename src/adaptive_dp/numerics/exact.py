@@ -9,7 +9,7 @@ while the floats 0.1 + 0.9 exceed 1 and the second spend is refused: the safe re
 from __future__ import annotations
 
 import math
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import TypeAlias
 
@@ -111,7 +111,9 @@ def short_exact(x: Fraction) -> str:
     text = format_exact(x)
     if "/" in text or len(text) <= 12:
         return text
-    sign, digits, exponent = Decimal(text).normalize().as_tuple()
+    with localcontext() as ctx:  # normalize() rounds to the context: keep every digit
+        ctx.prec = len(text)
+        sign, digits, exponent = Decimal(text).normalize().as_tuple()
     assert isinstance(exponent, int)
     mantissa = "".join(map(str, digits))
     power = exponent + len(mantissa) - 1
@@ -133,5 +135,8 @@ def format_exact(x: Fraction) -> str:
     if d != 1:
         return f"{x.numerator}/{x.denominator}"
     scale = max(twos, fives)
-    text = format(Decimal(x.numerator * 10**scale // x.denominator).scaleb(-scale), "f")
+    # Decimal's tuple form is exact (scaleb and normalize round to the context precision)
+    digits = abs(x.numerator) * 10**scale // x.denominator
+    number = Decimal((int(x < 0), tuple(map(int, str(digits))), -scale))
+    text = format(number, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text

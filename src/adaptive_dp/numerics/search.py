@@ -9,10 +9,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from fractions import Fraction
 
 import mpmath
 
-__all__ = ["bisect_increasing", "golden_minimize", "last_true", "mp_precision", "shrink_until"]
+__all__ = [
+    "bisect_increasing",
+    "golden_minimize",
+    "last_true",
+    "log_float",
+    "mp_precision",
+    "shrink_until",
+]
 
 
 @contextmanager
@@ -20,6 +28,14 @@ def mp_precision(dps: int = 50) -> Iterator[None]:
     """Evaluate mpmath expressions with ``dps`` decimal digits."""
     with mpmath.workdps(dps):
         yield
+
+
+def log_float(x: Fraction) -> float:
+    """log of a positive rational in floats, also below the float range (searches only)."""
+    f = float(x)
+    if 1e-300 <= f < math.inf:
+        return math.log(f)
+    return math.log(x.numerator) - math.log(x.denominator)
 
 
 def bisect_increasing(

@@ -18,6 +18,8 @@ from abc import abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from flint import arb
+
 from adaptive_dp.errors import OrderError, UnsupportedGuaranteeError
 from adaptive_dp.guarantees.bounds import W23Bound
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, Guarantee, PureDP
@@ -32,6 +34,7 @@ from adaptive_dp.numerics import (
     enclose,
     exact,
     exact_delta_split,
+    exact_lower,
     exact_upper,
     round_down,
     sqrt_down,
@@ -68,6 +71,16 @@ class Accumulator(Ledger):
 
     @abstractmethod
     def _reading(self, sums: Sums) -> Guarantee | Exhausted: ...
+
+    def _reading_ball(self, sums: Sums) -> arb | None:
+        """An enclosure of the primary field of ``_reading``, or None where it is exact
+        (or EXHAUSTED)."""
+        return None
+
+    def _straddles(self, sums: Sums, budget: Sums) -> bool:
+        """Whether the certified ``_within`` is undecided (an enclosure straddles the
+        budget; ``_within`` is then False). False for exact comparisons."""
+        return False
 
     @abstractmethod
     def _budget(self, budget: Guarantee) -> Sums | None:
@@ -120,6 +133,11 @@ class AccumulatorState(TallyView):
     def reading(self) -> Guarantee | Exhausted:
         """G(d_1, ..., d_k), rounded up, or EXHAUSTED."""
         return self.accumulator._reading(self.tally.sums)
+
+    def reading_ball(self) -> arb | None:
+        """An enclosure of the primary field of :meth:`reading`, or None where it is
+        exact (or EXHAUSTED)."""
+        return self.accumulator._reading_ball(self.tally.sums)
 
     def within(self, budget: Guarantee) -> bool:
         """Certified G(d_1, ..., d_k) <= budget (an enclosure straddling it is False)."""
@@ -263,6 +281,16 @@ class ApproxDPAccumulator(Accumulator):
         if self.delta_slack + sums[1] > self.delta:
             return EXHAUSTED
         return ApproxDP(ball_upper(self.bound.ball(sums[0])), self.delta)
+
+    def _reading_ball(self, sums: Sums) -> arb | None:
+        if self.delta_slack + sums[1] > self.delta:
+            return None
+        return self.bound.ball(sums[0])
+
+    def _straddles(self, sums: Sums, budget: Sums) -> bool:
+        if self.delta_slack + sums[1] > self.delta or self.delta > budget[1]:
+            return False
+        return exact_lower(self.bound.ball(sums[0])) <= budget[0]
 
     def _budget(self, budget: Guarantee) -> Sums | None:
         return _approx_budget(budget)

@@ -131,12 +131,17 @@ class _Odometer(Ledger):
         none = np.zeros(paths, dtype=bool)
         return FastOdometerState(self, FastTally.zero(self.N_SUMS, paths), none)
 
-    def _reading(self, v: Fraction, d: Fraction, start: Fraction) -> float:
+    def _reading_ball(self, v: Fraction, d: Fraction, start: Fraction) -> arb | None:
+        """An enclosure of U_n (None: +inf once Delta_n > delta'')."""
         if d > self.delta_budget:
-            return math.inf
+            return None
         if v == 0:
-            return ball_upper(enclose(lambda: self._drift(v, d)))
-        return ball_upper(enclose(lambda: self._drift(v, d) + self._boundary(v, start)))
+            return enclose(lambda: self._drift(v, d))
+        return enclose(lambda: self._drift(v, d) + self._boundary(v, start))
+
+    def _reading(self, v: Fraction, d: Fraction, start: Fraction) -> float:
+        ball = self._reading_ball(v, d, start)
+        return math.inf if ball is None else ball_upper(ball)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +159,11 @@ class OdometerState(TallyView):
         """U_n, certified and rounded up (+inf once Delta_n > delta'')."""
         v, d, start = self.tally.sums
         return self.odometer._reading(v, d, start)
+
+    def reading_ball(self) -> arb | None:
+        """An enclosure of U_n (None: +inf)."""
+        v, d, start = self.tally.sums
+        return self.odometer._reading_ball(v, d, start)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ __all__ = [
     "CKS20",
     "DRS19",
     "KOV15",
+    "MV16",
     "PROFILE_H",
     "AdvancedComposition",
     "BasicComposition",
@@ -220,6 +221,24 @@ class KOV15:
         from adaptive_dp.guarantees.definitions import ApproxDP
 
         result = compose_kov(ApproxDP(self.epsilon, 0), self._k(), self.delta)
+        return _pair(result.epsilon, result.delta)
+
+
+@dataclass(frozen=True, slots=True)
+class MV16:
+    """EXT-MV16: the optimal eps' for the composition of eps_i-DP mechanisms (the
+    epsilons fixed in advance, possibly different) at delta_total."""
+
+    epsilons: tuple[Fraction, ...]
+    delta: Fraction
+
+    def _epsilons(self) -> tuple[Fraction, ...]:
+        return self.epsilons
+
+    def claimed(self) -> tuple[float, float]:
+        from adaptive_dp.guarantees.optimal import compose_optimal
+
+        result = compose_optimal([PureDP(e) for e in self._epsilons()], self.delta)
         return _pair(result.epsilon, result.delta)
 
 

@@ -33,6 +33,14 @@ Compositions under adaptive adversaries:
   point).
 - ``EXT-KOV15/stop-at-worst``: stop when L > 1.
 - ``EXT-KOV15/generated-*``: committed generated adversaries (data).
+- ``EXT-MV16/doubling-rr``: 6 randomized responses with the epsilons fixed in advance,
+  1/8, 1/4, 1/2, 1, 1, 1 (KOV/MV are theorems for parameters fixed in advance, so the
+  sequence is fixed, not chosen adaptively), the optimal eps' at delta = 0.05 / 1e-3
+  (tight: randomized response is the dominating pair). Twin ``drop-last`` in the same
+  scenario: the optimum without the last mechanism (eps' = 2.44 at delta 0.05, where the
+  true delta is 0.181).
+- ``EXT-MV16/doubling-adaptive-kind``: the same fixed epsilons, randomized response or
+  Laplace chosen per path by the running loss (adaptively chosen mechanisms).
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESP
 from adaptive_dp.verify.judge.adversaries import (
     BudgetHugging,
     Constant,
+    Doubling,
     StopAtWorst,
     adversary_from_data,
 )
@@ -61,11 +70,16 @@ from adaptive_dp.verify.registry.bounds import (
     CKS20,
     DRS19,
     KOV15,
+    MV16,
     GDPComposition,
     RDPConversion,
     RRCalibration,
 )
-from adaptive_dp.verify.registry.twins.composition import DropLastGDP, KMinusOneKOV
+from adaptive_dp.verify.registry.twins.composition import (
+    DropLastGDP,
+    DropLastMV16,
+    KMinusOneKOV,
+)
 from adaptive_dp.verify.registry.twins.conversions import (
     HalvedEpsilonRDP,
     HalvedMuDRS19,
@@ -180,6 +194,31 @@ def _kov_twin(profile: str) -> Setup:
                               "4 randomized responses of eps=1, delta=0.05")
 
 
+_MV16_EPSILONS = (Fraction(1, 8), Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(1),
+                  Fraction(1))
+
+
+def _mv16_sequence(kinds: tuple[int, ...]) -> Doubling:
+    # eps_t = min(2^t / 8, 1): the fixed sequence _MV16_EPSILONS
+    return Doubling(kinds, 0.125, len(_MV16_EPSILONS), 2.0, 1.0)
+
+
+def _mv16(kinds: tuple[int, ...], what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = Fraction(profile_delta(profile, 0.05))
+        return hockey_stick_setup(MV16(_MV16_EPSILONS, delta), _mv16_sequence(kinds),
+                                  f"{what}, eps_i = 1/8, 1/4, 1/2, 1, 1, 1, "
+                                  f"delta={float(delta)}")
+    return build
+
+
+def _mv16_twin(profile: str) -> Setup:
+    return hockey_stick_setup(DropLastMV16(_MV16_EPSILONS, _QUICK_DELTA),
+                              _mv16_sequence((RANDOMIZED_RESPONSE,)),
+                              "6 randomized responses, eps_i = 1/8, 1/4, 1/2, 1, 1, 1, "
+                              "delta=0.05")
+
+
 GENERATED: dict[str, dict[str, Any]] = {
     # Adversaries in the parameter ranges of the Hypothesis strategies of
     # tests/verify/verify_strategies.py, restricted to the claim's per-step parameter and
@@ -209,6 +248,8 @@ def _generated_gdp(profile: str) -> Setup:
 
 _GDP_DROP_LAST = Twin("drop-last", "the last mechanism's mu left out", _gdp_twin)
 _KOV_K_MINUS_ONE = Twin("k-minus-one", "optimal bound of k-1 compositions", _kov_twin)
+_MV16_DROP_LAST = Twin("drop-last", "optimal composition without the last mechanism",
+                       _mv16_twin)
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("EXT-RandomizedResponse", "binary", Quantity.MAX_LOSS,
@@ -256,4 +297,10 @@ CLAIMS: tuple[Claim, ...] = (
           _kov(adversary_from_data(GENERATED["EXT-KOV15/generated-random"]),
                "up to 16 random RR/Laplace releases of eps 1/8 or 1/4, random stops"),
           (_KOV_K_MINUS_ONE,)),
+    Claim("EXT-MV16", "doubling-rr", Quantity.HOCKEY_STICK,
+          "exact optimal heterogeneous composition (Murtagh-Vadhan), fixed epsilons",
+          _mv16((RANDOMIZED_RESPONSE,), "6 randomized responses"), (_MV16_DROP_LAST,)),
+    Claim("EXT-MV16", "doubling-adaptive-kind", Quantity.HOCKEY_STICK,
+          "exact optimal heterogeneous composition, RR or Laplace chosen by the running loss",
+          _mv16(_KINDS, "6 RR/Laplace releases, kind chosen adaptively"), (_MV16_DROP_LAST,)),
 )

@@ -4,6 +4,8 @@
 - :class:`NoDriftAdvanced` (of CS2080-AdvComp): the drift term k eps (e^eps - 1) dropped,
   eps' = eps sqrt(2 k ln(1/delta')) only.
 - :class:`KMinusOneKOV` (of EXT-KOV15): the optimal bound for k - 1 compositions.
+- :class:`DropLastMV16` (of EXT-MV16): the optimal composition of all mechanisms but the
+  last.
 - :class:`DropLastGDP` (of EXT-GDPComposition): mu = sqrt(sum mu_i^2) without the last.
 - :class:`DropLastZCDP` (of R23-Lem2.4): rho = sum rho_i without the last.
 """
@@ -16,13 +18,21 @@ from fractions import Fraction
 from adaptive_dp.numerics import arb_of, ball_upper, enclose
 from adaptive_dp.verify.registry.bounds import (
     KOV15,
+    MV16,
     AdvancedComposition,
     BasicComposition,
     GDPComposition,
     ZCDPComposition,
 )
 
-__all__ = ["DropLastBasic", "DropLastGDP", "DropLastZCDP", "KMinusOneKOV", "NoDriftAdvanced"]
+__all__ = [
+    "DropLastBasic",
+    "DropLastGDP",
+    "DropLastMV16",
+    "DropLastZCDP",
+    "KMinusOneKOV",
+    "NoDriftAdvanced",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +59,14 @@ class KMinusOneKOV(KOV15):
 
     def _k(self) -> int:
         return self.k - 1
+
+
+@dataclass(frozen=True, slots=True)
+class DropLastMV16(MV16):
+    """Twin of EXT-MV16: the optimal composition of all mechanisms but the last."""
+
+    def _epsilons(self) -> tuple[Fraction, ...]:
+        return self.epsilons[:-1]
 
 
 @dataclass(frozen=True, slots=True)
