@@ -85,14 +85,17 @@ def _point_to_fraction(point: arb) -> Fraction:
 
 
 def exact_upper(ball: arb) -> Fraction:
-    """The exact rational upper endpoint of a finite ball."""
+    """The exact rational upper endpoint of a finite ball (rounded up at
+    ``MAX_PRECISION`` bits, not at the caller's precision: 53 bits would add an ulp)."""
     if not ball.is_finite():
         raise ValueError(f"ball {ball} is not finite")
-    return _point_to_fraction(ball.upper())
+    with working_precision(MAX_PRECISION):  # the endpoint rounds outward at this precision
+        return _point_to_fraction(ball.upper())
 
 
 def exact_lower(ball: arb) -> Fraction:
     """The exact rational lower endpoint of a finite ball."""
     if not ball.is_finite():
         raise ValueError(f"ball {ball} is not finite")
-    return _point_to_fraction(ball.lower())
+    with working_precision(MAX_PRECISION):
+        return _point_to_fraction(ball.lower())

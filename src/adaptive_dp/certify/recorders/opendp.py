@@ -38,10 +38,8 @@ OpenDP is imported inside the functions only: this module imports without it.
 
 from __future__ import annotations
 
-import decimal
 import math
 from collections.abc import Iterable, Mapping
-from contextlib import AbstractContextManager
 from fractions import Fraction
 from importlib import metadata
 from typing import Any, Literal, TextIO, TypeAlias
@@ -73,9 +71,6 @@ MEASURES: Mapping[str, str] = {
 }
 """OpenDP output measures by our short name, with the rule of ours that has the same
 admission condition."""
-
-_FLOAT_DIGITS = 1100
-"""More significant digits than the exact decimal of any binary64 float has."""
 
 _REFUSALS = ("filter is now exhausted:", "filter is exhausted:")
 
@@ -115,14 +110,6 @@ def _parameter(value: object, pair: bool, name: str) -> Parameter:
     return (_float(value[0], f"{name}.epsilon"), _float(value[1], f"{name}.delta"))
 
 
-def _exact_decimals() -> AbstractContextManager[decimal.Context]:
-    """A decimal context wide enough for the exact decimal of any float (at most 767
-    significant digits): ``numerics.short_exact`` formats through ``Decimal.scaleb``,
-    which rounds to the context's precision (28 digits by default), so under the default
-    context the exact value of 0.4 would be written cut to 28 digits."""
-    return decimal.localcontext(prec=_FLOAT_DIGITS)
-
-
 def _exact(value: Parameter) -> Recorded:
     """The exact value of OpenDP's float(s): a number, or epsilon and delta by name."""
     if isinstance(value, tuple):
@@ -158,19 +145,17 @@ class OpenDPFilterRecorder:
         self._queryable: Any = dp.c.make_privacy_filter(odometer, d_in=self.d_in,
                                                         d_out=self.budget)(0.0)
         budget_exact = _exact(self.budget)
-        with _exact_decimals():
-            parameters = ({k: short_exact(v) for k, v in budget_exact.items()}
-                          if not isinstance(budget_exact, Fraction)
-                          else {"rho" if measure == "zero-concentrated" else "epsilon":
-                                short_exact(budget_exact)})
+        parameters = ({k: short_exact(v) for k, v in budget_exact.items()}
+                      if not isinstance(budget_exact, Fraction)
+                      else {"rho" if measure == "zero-concentrated" else "epsilon":
+                            short_exact(budget_exact)})
         call = (f"make_privacy_filter(make_fully_adaptive_composition(atom_domain(float), "
                 f"absolute_distance(float), {self._output_measure}), d_in={self.d_in!r}, "
                 f"d_out={self.budget!r})")
         self.header = Header("rule", MEASURES[measure], parameters, mode="terminal",
                              source=source or f"{PEER} {peer_version()}: {call}")
         self.decisions: list[Literal["continue", "halt"]] = []
-        with _exact_decimals():
-            self._lines = [header_line(self.header)]
+        self._lines = [header_line(self.header)]
 
     def stand_in(self, parameter: Parameter) -> Any:
         """A measurement on the session's space whose ``map`` is ``parameter`` at every
@@ -200,14 +185,12 @@ class OpenDPFilterRecorder:
             if not is_refusal(error):
                 raise
             self.decisions.append("halt")
-            with _exact_decimals():
-                self._lines.append(entry_line(spend, decision="halt"))
+            self._lines.append(entry_line(spend, decision="halt"))
             return False
         loss = _parameter(self._queryable.privacy_loss(self.d_in), self._pair,
                           "privacy_loss(d_in)")
         self.decisions.append("continue")
-        with _exact_decimals():
-            self._lines.append(entry_line(spend, decision="continue", spent=_exact(loss)))
+        self._lines.append(entry_line(spend, decision="continue", spent=_exact(loss)))
         return True
 
     def _spend(self, used: Parameter) -> PureDP | ZCDP | ApproxDP:
