@@ -25,6 +25,7 @@ import sys
 import time
 import types
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import mpmath
@@ -117,20 +118,21 @@ def main() -> int:
     for mu in MUS:
         for d in DELTAS:
             cases.append(("gdp-to-dp", f"mu={mu:g}",
-                          lambda mu=mu, d=d: old_gdp.gdp_to_dp(GDP(mu), d),
-                          lambda mu=mu, d=d: gdp_to_dp(GDP(mu), d), gdp_exact(mu, d)))
+                          partial(old_gdp.gdp_to_dp, GDP(mu), d),
+                          partial(gdp_to_dp, GDP(mu), d), gdp_exact(mu, d)))
     for rho in RHOS:
         for d in DELTAS:
             cases.append(("zcdp-to-dp", f"rho={rho:g}",
-                          lambda rho=rho, d=d: old_zcdp.zcdp_to_dp_optimal(ZCDP(rho), d),
-                          lambda rho=rho, d=d: zcdp_to_dp_optimal(ZCDP(rho), d),
+                          partial(old_zcdp.zcdp_to_dp_optimal, ZCDP(rho), d),
+                          partial(zcdp_to_dp_optimal, ZCDP(rho), d),
                           zcdp_exact(rho, d)))
     print("| conversion | parameter | delta | old ms | new ms | ratio | old ulps | new ulps |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
     summary: dict[str, list[tuple[float, float, float, float]]] = {}
     for (kind, param, old, new, exact), d in zip(cases, DELTAS * (len(MUS) + len(RHOS)),
                                                  strict=True):
-        old_ms, new_ms = [], []
+        old_ms: list[float] = []
+        new_ms: list[float] = []
         old_eps = new_eps = math.nan
         for r in range(args.repeats):
             pair = [(old, old_ms), (new, new_ms)]
