@@ -99,15 +99,18 @@ def timed(call: Callable[[], ApproxDP]) -> tuple[float, float]:
     return (time.perf_counter() - start) * 1e3, float(result.epsilon)
 
 
+BASE = "f42a5b3"
+"""The old conversions: main before issue 15's float-search-then-certify conversions."""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--base", default=None, help="revision of the old algorithm")
+    parser.add_argument("--base", default=BASE,
+                        help=f"revision of the old algorithm (default {BASE}: the last commit "
+                        "before the float-search conversions)")
     args = parser.parse_args()
-    base = args.base or subprocess.run(
-        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, check=True, capture_output=True,
-        text=True,
-    ).stdout.strip()
+    base = args.base
     old_gdp = old_module(base, "src/adaptive_dp/guarantees/gdp.py", "_old_gdp")
     old_zcdp = old_module(base, "src/adaptive_dp/guarantees/zcdp.py", "_old_zcdp")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
