@@ -14,6 +14,7 @@ a different protocol from a time-uniform odometer (:mod:`adaptive_dp.odometers.w
 from __future__ import annotations
 
 import enum
+import itertools
 from abc import abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -21,9 +22,8 @@ from fractions import Fraction
 
 from flint import arb
 
-from adaptive_dp.errors import OrderError, UnsupportedGuaranteeError
+from adaptive_dp.errors import GridError, OrderError, UnsupportedGuaranteeError
 from adaptive_dp.guarantees.bounds import W23Bound
-from adaptive_dp.errors import GridError
 from adaptive_dp.guarantees.definitions import (
     RDP,
     ZCDP,
@@ -275,7 +275,7 @@ class RDPCurveAccumulator(Accumulator):
         orders = sorted(exact(a, "alpha") for a in alphas)
         if not orders:
             raise GridError("alphas", (), "at least one Rényi order")
-        for a, b in zip(orders, orders[1:], strict=False):
+        for a, b in itertools.pairwise(orders):
             if a == b:
                 raise GridError("alphas", b, "distinct Rényi orders")
         if orders[0] <= 1:
