@@ -20,7 +20,7 @@ from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter
 from adaptive_dp.filters.expost import ExPostFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
-from adaptive_dp.filters.rdp import RDPFilter
+from adaptive_dp.filters.rdp import RDPCurveFilter, RDPFilter
 from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter, ZCDPSumFilter
@@ -37,6 +37,7 @@ __all__ = [
     "FloatFilterState",
     "GDPFilter",
     "PureDPFilter",
+    "RDPCurveFilter",
     "RDPFilter",
     "RRUV16Filter",
     "Rule",

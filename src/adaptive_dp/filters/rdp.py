@@ -1,4 +1,5 @@
-"""The RDP filter at a fixed order: H23-Thm4.6 with H23-Lem4.7 (Feldman-Zrnic)."""
+"""The RDP filter at a fixed order: H23-Thm4.6 with H23-Lem4.7 (Feldman-Zrnic); and on a
+grid of orders, every order within its budget (EXT-Lecuyer21)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
-from adaptive_dp.guarantees.definitions import RDP
+from adaptive_dp.guarantees.definitions import RDP, RDPCurve
 from adaptive_dp.numerics import ExactLike
-from adaptive_dp.odometers.accumulators import RDPAccumulator
+from adaptive_dp.odometers.accumulators import RDPAccumulator, RDPCurveAccumulator
 
-__all__ = ["RDPFilter"]
+__all__ = ["RDPCurveFilter", "RDPFilter"]
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -42,3 +43,28 @@ class RDPFilter(AccumulatorFilter):
     def epsilon(self) -> Fraction:
         """The RDP budget at ``alpha``."""
         return self._params[0]
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class RDPCurveFilter(AccumulatorFilter):
+    """EXT-Lecuyer21 (every-order rule): the H23-Lem2.19 filter of the
+    :class:`~adaptive_dp.odometers.accumulators.RDPCurveAccumulator` on the grid of
+    ``budget``'s orders. The next spend is admitted iff at EVERY order alpha_j of the grid
+    "sum_{i <= k+1} epsilon_i(alpha_j) <= epsilon(alpha_j)" (non-strict, exact sums); the
+    stopped interaction is (alpha_j, epsilon(alpha_j))-RDP at every order, hence
+    ``rdp_to_dp(budget, delta)`` (the best order) for every delta. The rule that admits
+    while SOME order is within its budget is not this one (see the proof file).
+    ``max_next`` is in zCDP rho.
+    """
+
+    SPEC = "EXT-Lecuyer21"
+
+    def __init__(self, budget: RDPCurve) -> None:
+        AccumulatorFilter.__init__(self, RDPCurveAccumulator(budget.orders), budget)
+
+    @property
+    def alphas(self) -> tuple[Fraction, ...]:
+        """The grid of orders, increasing."""
+        acc = self.accumulator
+        assert isinstance(acc, RDPCurveAccumulator)
+        return acc.alphas

@@ -9,6 +9,7 @@ from adaptive_dp.odometers.accumulators import (
     BasicAccumulator,
     Exhausted,
     RDPAccumulator,
+    RDPCurveAccumulator,
     ZCDPAccumulator,
 )
 from adaptive_dp.odometers.w23 import (
@@ -31,6 +32,7 @@ __all__ = [
     "Odometer",
     "OdometerState",
     "RDPAccumulator",
+    "RDPCurveAccumulator",
     "W23MixtureOdometer",
     "W23StitchedOdometer",
     "ZCDPAccumulator",

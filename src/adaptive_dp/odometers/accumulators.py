@@ -14,16 +14,25 @@ a different protocol from a time-uniform odometer (:mod:`adaptive_dp.odometers.w
 from __future__ import annotations
 
 import enum
+import itertools
 from abc import abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from flint import arb
 
-from adaptive_dp.errors import OrderError, UnsupportedGuaranteeError
+from adaptive_dp.errors import GridError, OrderError, UnsupportedGuaranteeError
 from adaptive_dp.guarantees.bounds import W23Bound
-from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, Guarantee, PureDP
-from adaptive_dp.guarantees.lattice import Measure
+from adaptive_dp.guarantees.definitions import (
+    RDP,
+    ZCDP,
+    ApproxDP,
+    Guarantee,
+    PureDP,
+    RDPCurve,
+)
+from adaptive_dp.guarantees.lattice import Measure, implies
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.ledger import Ledger, Sums, Tally, TallyView
 from adaptive_dp.numerics import (
@@ -37,6 +46,7 @@ from adaptive_dp.numerics import (
     exact_lower,
     exact_upper,
     round_down,
+    round_up,
     sqrt_down,
 )
 from adaptive_dp.numerics.floats import Flag, Real, both, mul_up
@@ -49,6 +59,7 @@ __all__ = [
     "BasicAccumulator",
     "Exhausted",
     "RDPAccumulator",
+    "RDPCurveAccumulator",
     "ZCDPAccumulator",
 ]
 
@@ -242,6 +253,78 @@ class RDPAccumulator(_SumAccumulator):
         ok = isinstance(budget, RDP) and budget.alpha == self.alpha
         return (budget.epsilon,) if ok and isinstance(budget, RDP) else None
 
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class RDPCurveAccumulator(Accumulator):
+    """EXT-Lecuyer21 (the every-order rule, proved in proofs/EXT-Lecuyer21.md): on a fixed
+    finite grid of orders alpha_j > 1, G = (sum_i epsilon_i(alpha_j))_j, one exact sum per
+    order, read as the RDPCurve of the sums; G <= a budget curve on the same grid iff
+    every order's sum is within that order's budget. A spend is supported iff it implies
+    RDP at every order of the grid (lattice: an RDPCurve with every grid order, RDP on a
+    one-order grid, zCDP as rho alpha, pure DP through zCDP). The primary parameter of
+    ``max_next`` and of the float path is a zCDP rho (increments rho alpha_j, rounded up).
+    """
+
+    alphas: tuple[Fraction, ...]
+    _fast_alphas: tuple[float, ...] = field(repr=False, compare=False)
+    SPEC = "EXT-Lecuyer21"
+    MEASURE = Measure.ZCDP  # the primary parameter's measure (rho), not the books'
+
+    def __init__(self, alphas: Iterable[ExactLike]) -> None:
+        orders = sorted(exact(a, "alpha") for a in alphas)
+        if not orders:
+            raise GridError("alphas", (), "at least one Rényi order")
+        for a, b in itertools.pairwise(orders):
+            if a == b:
+                raise GridError("alphas", b, "distinct Rényi orders")
+        if orders[0] <= 1:
+            raise OrderError("alpha", orders[0], "a Rényi order alpha > 1")
+        object.__setattr__(self, "alphas", tuple(orders))
+        object.__setattr__(self, "_fast_alphas", tuple(round_up(a) for a in orders))
+
+    @property
+    def N_SUMS(self) -> int:  # type: ignore[override]  # one sum per order
+        return len(self.alphas)
+
+    def _charge(self, spend: Spend) -> Sums | None:
+        found = [implies(spend, Measure.RDP, a) for a in self.alphas]
+        return tuple(f[0] for f in found if f is not None) if all(found) else None
+
+    def unsupported(self, spend: Spend) -> str:
+        orders = ", ".join(str(a) for a in self.alphas)
+        return (
+            f"{type(self).__name__} ({self.SPEC}) keeps its books in RDP at every order of "
+            f"({orders}); a {type(spend).__name__} spend implies no RDP guarantee at each"
+        )
+
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
+        return tuple(mul_up(primary, a) for a in self._fast_alphas)
+
+    def _reading(self, sums: Sums) -> Guarantee | Exhausted:
+        return RDPCurve(zip(self.alphas, sums, strict=True))
+
+    def _budget(self, budget: Guarantee) -> Sums | None:
+        curve = RDPCurve([budget]) if isinstance(budget, RDP) else budget
+        if not isinstance(curve, RDPCurve) or curve.orders != self.alphas:
+            return None
+        return tuple(p.epsilon for p in curve.points)
+
+    def _within(self, sums: Sums, budget: Sums) -> bool:
+        return all(s <= b for s, b in zip(sums, budget, strict=True))
+
+    def _fast_within(self, sums: tuple[Real, ...], budget: tuple[float, ...]) -> Flag:
+        ok: Flag = True
+        for s, b in zip(sums, budget, strict=True):
+            ok = both(ok, s <= b)
+        return ok
+
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        # the largest next rho: rho alpha_j <= budget_j - sum_j at every order
+        if next_delta != 0:
+            return -1.0
+        return round_down(min((b - s) / a for a, s, b in zip(self.alphas, sums, budget,
+                                                                strict=True)))
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -50,6 +50,12 @@ full 1e-3.
   through its filter, I(G <= (2, delta)) with delta' = delta. Twin ``lookahead-dropped``.
 - ``H23-Thm4.9/budget-hugging``, ``/stop-at-worst``: the RDP accumulator at alpha = 4
   through its filter at RDP(4, 1). Twin ``lookahead-dropped``.
+- ``EXT-Lecuyer21/budget-hugging``, ``/stop-at-worst``: ``RDPCurveFilter`` at the budget
+  curve (2, 1), (4, 2), (8, 16) (binding at alpha = 2 and 4: rho <= 1/2), Gaussian/RR
+  requests entering as rho = param^2/2, rho alpha_j at each order; claimed: the curve
+  converted by EXT-BBGHS20 at delta (its best order, alpha = 4: eps 2.25 at 0.05). Twin
+  ``largest-order-only`` (one Gaussian of mu = 2, rho = 2: within the budget at 8, four
+  times it at 2 and 4; true delta 0.29 at eps 2.25 against 0.05).
 - ``H23-Thm4.11/stop-at-worst``: the zCDP accumulator through its filter at rho = 1/2,
   noninteractive (its budget-hugging claim is the concurrent one of
   :mod:`.interactive`); claimed: EXT-CKS20 of rho = 1/2. Twin ``lookahead-dropped`` (one
@@ -70,11 +76,11 @@ from adaptive_dp.filters.base import Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
-from adaptive_dp.filters.rdp import RDPFilter
+from adaptive_dp.filters.rdp import RDPCurveFilter, RDPFilter
 from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter
-from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxDP, PureDP
+from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxDP, PureDP, RDPCurve
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
 from adaptive_dp.numerics.floats import inflate_up
 from adaptive_dp.odometers.accumulators import (
@@ -100,6 +106,7 @@ from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.judge.simulate import BatchRule, FastRule, GroupedRule
 from adaptive_dp.verify.registry.bounds import GDPComposition, ZCDPComposition
 from adaptive_dp.verify.registry.twins.filters import (
+    LargestOrderOnlyRDP,
     LookaheadDroppedAccumulator,
     LookaheadDroppedBasic,
     LookaheadDroppedGDP,
@@ -369,6 +376,35 @@ def _rdp_twin(rule: Rule) -> Callable[[str], Setup]:
     return build
 
 
+# EXT-Lecuyer21 (RDP filter on a grid of orders, every order within its budget) --------------
+_CURVE_BUDGET = RDPCurve([(2, 1), (4, 2), (8, 16)])
+
+
+def _curve_claimed(delta: Fraction) -> tuple[float, float]:
+    from adaptive_dp.guarantees.rdp import rdp_to_dp
+
+    out = rdp_to_dp(_CURVE_BUDGET, delta, "bbghs20")
+    return float(out.epsilon), float(out.delta)
+
+
+def _curve(adversary_of: Callable[[float], Any]) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        eps, claimed = _curve_claimed(_quick(profile))
+        rule = RDPCurveFilter(_CURVE_BUDGET)
+        mu2 = 2 * (rule.start().max_next() or 0.0)  # mu^2 = 2 rho*
+        return _hockey(eps, claimed, adversary_of(mu2), FastRule(rule, _rho),
+                       "RDPCurveFilter at (2, 1), (4, 2), (8, 16), rho = param^2/2 per "
+                       f"request; the curve converted by EXT-BBGHS20 at delta={claimed}")
+    return build
+
+
+def _curve_twin(profile: str) -> Setup:
+    eps, claimed = _curve_claimed(Fraction(1, 20))
+    return _one_big_gaussian(LargestOrderOnlyRDP(_CURVE_BUDGET), _zcdp_spend, eps, claimed,
+                             2.0, "largest order only, budget (2, 1), (4, 2), (8, 16): one "
+                             "Gaussian request of mu=2 (rho=2: 16 at alpha=8, 4 at alpha=2)")
+
+
 # RRUV16-Filter -------------------------------------------------------------------------------
 _RRUV16_EPS = Fraction(2)
 
@@ -504,6 +540,8 @@ _RDP_ACC_TWIN = Twin("lookahead-dropped", "I(G <= budget) decided before the nex
                      _rdp_twin(LookaheadDroppedAccumulator(RDPAccumulator(_ALPHA),
                                                            RDP(_ALPHA, _RDP_BUDGET))),
                      "H23-Thm4.9")
+_CURVE_TWIN = Twin("largest-order-only", "only the largest order's sum compared with its "
+                   "budget", _curve_twin, "EXT-Lecuyer21")
 _RRUV16_TWIN = Twin("lookahead-dropped", "the proposed mechanism not counted in k",
                     _rruv16_twin, "RRUV16-Filter")
 _GDP_TWIN = Twin("lookahead-dropped", "the next mu^2 left out of the decision", _gdp_twin,
@@ -566,6 +604,12 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm4.6", "stop-at-worst", Quantity.HOCKEY_STICK,
           "RDP filter at a fixed order, adversary stops at the worst moment",
           _rdp_filter(_stop(_GAUSS_RR, 0.2, 30, 1.0)), (_RDP_TWIN,)),
+    Claim("EXT-Lecuyer21", "budget-hugging", Quantity.HOCKEY_STICK,
+          "RDP filter on a grid of orders under requests hugging its binding order",
+          _curve(_hug_sq(_GAUSS_RR)), (_CURVE_TWIN,)),
+    Claim("EXT-Lecuyer21", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "RDP filter on a grid of orders, adversary stops at the worst moment",
+          _curve(_stop(_GAUSS_RR, 0.1, 40, 1.0)), (_CURVE_TWIN,)),
     Claim("RRUV16-Filter", "budget-hugging", Quantity.HOCKEY_STICK,
           "RRUV16 filter COMP_{eps_g, delta_g} under requests hugging its budget",
           _rruv16(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), (_RRUV16_TWIN,)),

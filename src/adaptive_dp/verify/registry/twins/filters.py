@@ -19,6 +19,9 @@ exactly one private hook.
   on every small request, but admits any single request whose bound exceeds the budget,
   which is how it is caught (one randomized response of epsilon = 3 against a budget
   of 2: true delta 0.60 at eps = 2).
+- ``largest-order-only``: :class:`LargestOrderOnlyRDP` (EXT-Lecuyer21): the grid filter
+  compares only the largest order's sum with its budget (``_admits``), so a spend within
+  the largest order's budget but over a smaller, binding order's is admitted.
 
 These hooks act on the certified path (``rule.start()``); the claims run twins through
 :class:`adaptive_dp.verify.judge.simulate.GroupedRule` on adversaries whose requests do not
@@ -34,7 +37,7 @@ from fractions import Fraction
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
-from adaptive_dp.filters.rdp import RDPFilter
+from adaptive_dp.filters.rdp import RDPCurveFilter, RDPFilter
 from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter
@@ -42,6 +45,7 @@ from adaptive_dp.numerics import exact_lower
 from adaptive_dp.odometers.accumulators import ApproxDPAccumulator
 
 __all__ = [
+    "LargestOrderOnlyRDP",
     "LookaheadDroppedAccumulator",
     "LookaheadDroppedBasic",
     "LookaheadDroppedGDP",
@@ -119,6 +123,16 @@ class LookaheadDroppedRDP(RDPFilter):
 
     def _decision_sums(self, before: Sums, after: Sums) -> Sums:
         return before
+
+
+class LargestOrderOnlyRDP(RDPCurveFilter):
+    """Twin of EXT-Lecuyer21: only the largest order's sum is compared with its budget
+    (the smaller orders' budgets are never checked)."""
+
+    __slots__ = ()
+
+    def _admits(self, sums: Sums) -> bool:
+        return sums[-1] <= self._params[-1]
 
 
 class LookaheadDroppedRRUV16(RRUV16Filter):
