@@ -11,6 +11,7 @@ import pytest
 from adaptive_dp.errors import GridError, OrderError, UnsupportedGuaranteeError
 from adaptive_dp.filters import Decision, RDPCurveFilter
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, PureDP, RDPCurve
+from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.odometers import RDPCurveAccumulator
 
 GRID = (Fraction(2), Fraction(4), Fraction(8))
@@ -20,7 +21,7 @@ BUDGET = RDPCurve([(2, 1), (4, 2), (8, 16)])
 def test_sums_are_exact_per_order() -> None:
     acc = RDPCurveAccumulator([8, 2, 4])
     assert acc.alphas == GRID
-    spends = [ZCDP(Fraction(1, 7)), PureDP(Fraction(1, 3)),
+    spends: list[Spend] = [ZCDP(Fraction(1, 7)), PureDP(Fraction(1, 3)),
               RDPCurve([(2, Fraction(1, 5)), (3, 9), (4, Fraction(2, 5)), (8, Fraction(9, 10))])]
     state = acc.start()
     for s in spends:
@@ -81,7 +82,7 @@ def test_fast_path_never_admits_what_the_exact_rule_refuses() -> None:
     exact = [r >= 0 and bool(rule.start().decide(ZCDP(Fraction(float(r))))) for r in rhos]
     assert admitted.tolist() == exact == [True, True, False, False, False, False]
     assert fast.invalid.tolist() == [False] * 4 + [True] * 2
-    assert fast.tally.sums[2][1] == 4.0  # rho alpha at alpha = 8
+    assert fast.sums[2][1] == 4.0  # rho alpha at alpha = 8
 
 
 def test_errors() -> None:
