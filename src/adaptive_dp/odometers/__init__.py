@@ -8,6 +8,7 @@ from adaptive_dp.odometers.accumulators import (
     ApproxDPAccumulator,
     BasicAccumulator,
     Exhausted,
+    GDPAccumulator,
     RDPAccumulator,
     ZCDPAccumulator,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "BasicAccumulator",
     "Exhausted",
     "FastOdometerState",
+    "GDPAccumulator",
     "Odometer",
     "OdometerState",
     "RDPAccumulator",
