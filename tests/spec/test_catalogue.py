@@ -113,7 +113,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "EXT-DRS19", "EXT-GDPComposition", "EXT-HockeyStick", "EXT-KOV15",
         "EXT-GaussianRDP", "EXT-RandomizedResponse", "EXT-ST22", "EXT-CR21", "EXT-Ville",
         "EXT-Hoeffding", "EXT-HRMS21Stitching", "EXT-HRMS21NormalMixture", "EXT-Lecuyer21",
-        "EXT-DRV10", "EXT-FZ21", "EXT-MV16",
+        "EXT-DRV10", "EXT-FZ21", "EXT-MV16", "EXT-GDPAccumulator",
     ),
     # this project's audit theory (cited literature, no seed)
     "AUD": (
