@@ -76,3 +76,16 @@ def test_figure_curves_values() -> None:
     assert abs(curves["mixture (corrected)"][-1] - 5.588571) < 1e-5
     assert abs(curves["W23 filter expression (fixed n)"][-1] - 5.298526) < 1e-6
     assert curves["basic composition"][-1] == 10.0
+
+
+def test_gdp_accumulator(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # EXT-GDPAccumulator: sqrt(0.6^2 + 0.8^2) = 1, read rounded up; a pure spend is refused
+    stdin = '{"kind": "gdp", "mu": "0.6"}\n{"kind": "gdp", "mu": "0.8"}\n'
+    assert run(["odometer", "gdp", "--json"], stdin, monkeypatch) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["spec"] for r in out] == ["EXT-GDPAccumulator"] * 2
+    assert out[0]["mu"] == 0.6000000000000001 and out[1]["mu"] == 1.0
+    assert run(["odometer", "gdp"], LINE, monkeypatch) == 2
+    assert "'gdp' does not support kind 'pure'" in capsys.readouterr().err

@@ -52,7 +52,8 @@ from adaptive_dp.verify.registry.claims.odometers import (
 from adaptive_dp.verify.registry.twins.filters import PrintedReversedFilter
 
 FILTER_SPECS = ("CS2080-PureDPFilter", "RRUV16-BasicFilter", "H23-ThmB.3", "R23-Thm2",
-                "H23-Thm4.6", "RRUV16-Filter", "EXT-ST22", "H23-Thm3.8", "H23-Thm4.9")
+                "H23-Thm4.6", "RRUV16-Filter", "EXT-ST22", "H23-Thm3.8", "H23-Thm4.9",
+                "EXT-GDPAccumulator")
 ODOMETER_SPECS = ("W23-StitchedOdometer-Corrected", "W23-MixtureOdometer-Corrected")
 MINE = tuple(c for c in REGISTRY.values()
              if c.spec_id in FILTER_SPECS + ODOMETER_SPECS
@@ -82,6 +83,7 @@ FILTER_TWINS: dict[tuple[str, str], tuple[Callable[[Setup], float], int]] = {
     ("H23-Thm4.6", "lookahead-dropped"): (_gauss(3.0), 1),
     ("RRUV16-Filter", "lookahead-dropped"): (_rr_hockey(3.0, 1), 1),
     ("EXT-ST22", "lookahead-dropped"): (_gauss(3.0), 1),
+    ("EXT-GDPAccumulator", "lookahead-dropped"): (_gauss(3.0), 1),
     ("H23-Thm3.8", "lookahead-dropped"): (_rr_hockey(3.0, 1), 1),
     ("H23-Thm4.9", "lookahead-dropped"): (_gauss(3.0), 1),
     ("H23-Thm4.11", "lookahead-dropped"): (_gauss(2.0), 1),

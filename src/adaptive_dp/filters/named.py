@@ -33,6 +33,7 @@ from adaptive_dp.odometers.accumulators import (
     Accumulator,
     ApproxDPAccumulator,
     BasicAccumulator,
+    GDPAccumulator,
     RDPAccumulator,
     ZCDPAccumulator,
 )
@@ -166,6 +167,7 @@ ODOMETERS: Mapping[str, Named] = {
 ACCUMULATORS: Mapping[str, Named] = {
     "basic": Named((), {}, lambda p: BasicAccumulator()),
     "zcdp-sum": Named((), {}, lambda p: ZCDPAccumulator()),
+    "gdp": Named((), {}, lambda p: GDPAccumulator()),
     "rdp": Named(("alpha",), {}, lambda p: RDPAccumulator(_p(p, "alpha"))),
     "w23-accumulator": Named(
         ("delta",), {"delta_slack": None},

@@ -25,6 +25,7 @@ from flint import arb
 from adaptive_dp.errors import GridError, OrderError, UnsupportedGuaranteeError
 from adaptive_dp.guarantees.bounds import W23Bound
 from adaptive_dp.guarantees.definitions import (
+    GDP,
     RDP,
     ZCDP,
     ApproxDP,
@@ -58,6 +59,7 @@ __all__ = [
     "ApproxDPAccumulator",
     "BasicAccumulator",
     "Exhausted",
+    "GDPAccumulator",
     "RDPAccumulator",
     "RDPCurveAccumulator",
     "ZCDPAccumulator",
@@ -402,3 +404,37 @@ class ApproxDPAccumulator(Accumulator):
         v, eps = sums[0], budget[0]
         low = ball_lower(enclose(lambda: self.bound.room(eps) - arb_of(v)))
         return -1.0 if low < 0 else sqrt_down(low)
+
+
+# -- EXT-GDPAccumulator (the GDP accumulator) -----------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GDPAccumulator(_SumAccumulator):
+    """EXT-GDPAccumulator: "G(mu_1, ..., mu_k) = sqrt(sum_i mu_i^2)" is a valid privacy-loss
+    accumulator for mechanisms mu_i-GDP conditionally on the past (H23-Lem2.19 applied to
+    the GDP filter EXT-ST22, which is its filter). The books are the exact sum of mu_i^2;
+    a budget mu-GDP enters as mu^2, so G <= mu iff sum_i mu_i^2 <= mu^2 (exact). The
+    reading sqrt(sum) is rounded up from an enclosure."""
+
+    SPEC = "EXT-GDPAccumulator"
+    N_SUMS = 1
+    MEASURE = Measure.GDP
+
+    def _increments(self, params: Sums) -> Sums:
+        return (params[0] * params[0],)
+
+    def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
+        return (mul_up(primary, primary),)
+
+    def _reading_ball(self, sums: Sums) -> arb:
+        s = sums[0]
+        return enclose(lambda: arb_of(s).sqrt())
+
+    def _reading(self, sums: Sums) -> Guarantee | Exhausted:
+        return GDP(ball_upper(self._reading_ball(sums)))
+
+    def _budget(self, budget: Guarantee) -> Sums | None:
+        return (budget.mu * budget.mu,) if isinstance(budget, GDP) else None
+
+    def _room(self, sums: Sums, budget: Sums, next_delta: Fraction) -> float | None:
+        room = budget[0] - sums[0]
+        return -1.0 if next_delta != 0 or room < 0 else sqrt_down(room)

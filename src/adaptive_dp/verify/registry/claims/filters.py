@@ -60,6 +60,11 @@ full 1e-3.
   noninteractive (its budget-hugging claim is the concurrent one of
   :mod:`.interactive`); claimed: EXT-CKS20 of rho = 1/2. Twin ``lookahead-dropped`` (one
   Gaussian of mu = 2).
+- ``EXT-GDPAccumulator/budget-hugging``, ``/stop-at-worst``: the GDP accumulator through its
+  filter at mu = 3/2 (I(G <= 3/2), built from the accumulator, not from ``GDPFilter``);
+  Gaussian requests whose mu is chosen from the running loss (hugging 1.3 x 9/4 in
+  sum mu^2), or of mu = 1/2 until L > 1; claimed delta_{3/2}(eps) at eps = 2 / 21/4
+  (EXT-DRS19). Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
 """
 
 from __future__ import annotations
@@ -85,6 +90,7 @@ from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESP
 from adaptive_dp.numerics.floats import inflate_up
 from adaptive_dp.odometers.accumulators import (
     ApproxDPAccumulator,
+    GDPAccumulator,
     RDPAccumulator,
     ZCDPAccumulator,
 )
@@ -484,6 +490,25 @@ def _acc411_twin(profile: str) -> Setup:
                              "request of mu=2 (rho=2)")
 
 
+# EXT-GDPAccumulator (GDP accumulator), through its filter at mu = 3/2 ----------------------
+def _gdp_acc(adversary: Any, what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        eps, claimed = GDPComposition((_GDP_MU,), _gdp_eps(profile)).claimed()
+        rule = AccumulatorFilter(GDPAccumulator(), GDP(_GDP_MU))
+        return _hockey(eps, claimed, adversary, FastRule(rule, _epsilon),
+                       f"GDP accumulator through I(G <= 3/2): {what}; delta_mu(eps) at "
+                       f"eps={eps}")
+    return build
+
+
+def _gdp_acc_twin(profile: str) -> Setup:
+    eps, claimed = GDPComposition((_GDP_MU,), Fraction(2)).claimed()
+    rule = LookaheadDroppedAccumulator(GDPAccumulator(), GDP(_GDP_MU))
+    return _one_big_gaussian(rule, _gdp_spend, eps, claimed, 3.0,
+                             "look-ahead dropped, GDP accumulator at mu=3/2: one Gaussian "
+                             "request of mu=3")
+
+
 # adversaries shared by the (epsilon^2)-additive rules ------------------------------------
 def _hug_sq(kinds: tuple[int, ...]) -> Callable[[float], Any]:
     """Hug 1.2 times the largest admissible sum of squares (the rule refuses the rest)."""
@@ -550,6 +575,9 @@ _ACC38_TWIN = Twin("lookahead-dropped", "I(G <= budget) decided before the next 
                    _acc38_twin, "H23-Thm3.8")
 _ACC411_TWIN = Twin("lookahead-dropped", "I(G <= budget) decided before the next spend",
                     _acc411_twin, "H23-Thm4.11")
+
+_GDP_ACC_TWIN = Twin("lookahead-dropped", "I(G <= budget) decided before the next spend",
+                     _gdp_acc_twin, "EXT-GDPAccumulator")
 
 _GAUSS_LAPLACE = (GAUSSIAN, LAPLACE)
 _GAUSS_RR = (GAUSSIAN, RANDOMIZED_RESPONSE)
@@ -645,4 +673,13 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm4.11", "stop-at-worst", Quantity.HOCKEY_STICK,
           "zCDP accumulator through its filter (noninteractive), stop at the worst moment",
           _acc411, (_ACC411_TWIN,)),
+    Claim("EXT-GDPAccumulator", "budget-hugging", Quantity.HOCKEY_STICK,
+          "GDP accumulator through its filter, Gaussian mu chosen from the running loss",
+          _gdp_acc(BudgetHugging((GAUSSIAN,), 1.3 * 2.25, 10, "mu2", 0.1, 0.4),
+                   "Gaussian requests hugging mu^2 = 1.3 x 9/4, mu from the running loss"),
+          (_GDP_ACC_TWIN,)),
+    Claim("EXT-GDPAccumulator", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "GDP accumulator through its filter, stop at the worst moment",
+          _gdp_acc(StopAtWorst((GAUSSIAN,), 0.5, 12, 1.0), "Gaussian mu=1/2, stop when L > 1"),
+          (_GDP_ACC_TWIN,)),
 )

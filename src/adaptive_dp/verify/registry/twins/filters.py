@@ -9,8 +9,8 @@ exactly one private hook.
   (RRUV16-BasicFilter, the basic filter), :class:`LookaheadDroppedW23` (H23-ThmB.3),
   :class:`LookaheadDroppedZCDP` (R23-Thm2), :class:`LookaheadDroppedRDP` (H23-Thm4.6),
   :class:`LookaheadDroppedRRUV16` (RRUV16-Filter), :class:`LookaheadDroppedGDP`
-  (EXT-ST22), :class:`LookaheadDroppedAccumulator` (H23-Thm3.8, H23-Thm4.9, H23-Thm4.11
-  through H23-Lem2.19).
+  (EXT-ST22), :class:`LookaheadDroppedAccumulator` (H23-Thm3.8, H23-Thm4.9, H23-Thm4.11,
+  EXT-GDPAccumulator through H23-Lem2.19).
 - ``printed-reversed``: :class:`PrintedReversedFilter` (H23-Thm3.7-Printed): the W23
   filter with the first indicator as extracted from seed 003,
   "I(epsilon <= sqrt(2 log(1/delta') sum epsilon_m^2) + 1/2 sum epsilon_m^2)": it continues
