@@ -43,7 +43,14 @@ from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
 from adaptive_dp.mechanisms.gaussian import gaussian_logpdf
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
 from adaptive_dp.mechanisms.noise_reduction import NoiseReductionRelease
-from adaptive_dp.verify.judge.claim import Claim, Experiment, Setup, Twin, profile_delta, samples_for
+from adaptive_dp.verify.judge.claim import (
+    Claim,
+    Experiment,
+    Setup,
+    Twin,
+    profile_delta,
+    samples_for,
+)
 from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.registry.twins.noise_reduction import (
     PreviousTimeExPostLNR,
