@@ -1,10 +1,12 @@
-"""R23-Thm4, R23-Lem4.1, R23-LemA.1 and R23-Lem5.1 claims (registry module
+"""R23-Thm4, R23-Lem4.1, R23-LemA.1, R23-Lem5.1 and R23-Eq2 claims (registry module
 ``claims/noise_reduction``): the claims hold and their twins are caught in the quick
 profile; each twin's true exceedance is at least twice delta_min (long simulation,
 Clopper-Pearson lower bound); the release-order BM oracle is the same joint density as the
 mechanism's own (an independent factorisation, not only the same loss)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -17,11 +19,12 @@ from adaptive_dp.verify.judge.verdicts import Verdict
 from adaptive_dp.verify.registry import REGISTRY
 from adaptive_dp.verify.registry.claims.noise_reduction import bm_release_order_logpdf
 
+EQ2 = "R23-Eq2/stop-at-worst"
 CLAIMS = ("R23-Thm4/stop-at-worst", "R23-Lem4.1/stop-at-worst", "R23-LemA.1/stop-at-worst",
           "R23-Lem5.1/adaptive-chain")
 
 
-@pytest.mark.parametrize("claim_id", CLAIMS)
+@pytest.mark.parametrize("claim_id", (*CLAIMS, EQ2))
 def test_claim_holds_and_twins_caught_quick(claim_id: str) -> None:
     result = run_claim(REGISTRY[claim_id], "quick", seed=0)
     assert result.result.verdict is Verdict.HOLDS, result.result
@@ -39,6 +42,17 @@ def test_twin_true_exceedance_at_least_twice_delta_min(claim_id: str) -> None:
             stat = setup.experiment(n, rng, under)
             k = int(np.sum(stat > setup.epsilon * (1 + MAX_LOSS_TOLERANCE)))
             assert clopper_pearson(k, n)[0] >= 2 * setup.delta_min, (twin.name, under, k)
+
+
+def test_eq2_twin_true_mean_at_least_twice_one() -> None:
+    """R23-Eq2's twin: a Hoeffding lower bound (level 1e-6, range [0, K]) of its truncated
+    mean is at least 2, twice the claimed 1."""
+    setup = REGISTRY[EQ2].twins[0].build("quick")
+    assert setup.quantity is Quantity.EVALUE
+    n = 4000
+    for under in setup.orders:
+        m = np.minimum(setup.experiment(n, np.random.default_rng(99), under), setup.scale)
+        assert m.mean() - setup.scale * math.sqrt(math.log(1e6) / (2 * n)) >= 2.0
 
 
 def test_quick_and_full_profiles() -> None:

@@ -1,5 +1,5 @@
 """Claims of the noise reductions' privacy losses and ex-post values (issue 15, item 4):
-R23-Thm4, R23-Lem4.1 (Brownian), R23-LemA.1 (Laplace) and R23-Lem5.1 (basic ex-post
+R23-Thm4, R23-Lem4.1, R23-Eq2 (Brownian), R23-LemA.1 (Laplace) and R23-Lem5.1 (basic ex-post
 composition).
 
 Worst-case neighbours of a scalar query with sensitivity 1 (f(x) = 0, f(x') = 1; the order
@@ -22,6 +22,11 @@ paths must be at most ``_TOL`` (a path above it is a violation; n >= 14/delta_mi
   stopped at the first release whose loss is at its maximum (y beyond f(x)); statistic
   L^{(1:T)} / E(T) with E from ``LaplaceNoiseReduction.expost(t^{(T)})``, claimed <= 1.
   Twin ``previous-time-expost``.
+- ``R23-Eq2/stop-at-worst`` (e-value, K = 5, lambda = 1): 3 rounds, each a Gaussian round
+  of rho = 1/8 then a BM (first time value 20, or 40 once the product exceeds 1, down to 0.2)
+  stopped as soon as the running product reaches 4; factor exp(lambda (L - rho) -
+  lambda^2 rho) with L from the released densities and rho = 1/(2 t^{(T)}) on BM rounds,
+  multiplied by ``EValueProduct``. Twin ``first-time-rho`` (rho of the BM's first time value).
 - ``R23-Lem5.1/adaptive-chain``: 4 Laplace noise reductions, each one's top level chosen
   from the previous loss (1 after a positive loss, else 0.5), each stopped at its worst;
   statistic sum L_i / basic_expost_composition(E_1..E_4), claimed <= 1. Twin
@@ -35,12 +40,13 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from numpy.typing import NDArray
 
+from adaptive_dp.evalues.backward import EValueProduct, round_log_evalue
 from adaptive_dp.filters.expost import basic_expost_composition
 from adaptive_dp.guarantees.expost import ExPost
 from adaptive_dp.loss.brownian import bm_loss_closed_form, bm_release_loss
 from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
-from adaptive_dp.mechanisms.gaussian import gaussian_logpdf
+from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
 from adaptive_dp.mechanisms.noise_reduction import NoiseReductionRelease
 from adaptive_dp.verify.judge.claim import (
@@ -207,6 +213,52 @@ def _ratio_setup(experiment: Experiment, profile: str, note: str) -> Setup:
                  note=note)
 
 
+_LAM = 1.0
+_K = 5.0
+_EQ2_RHO = 1 / 8
+
+
+def _eq2_experiment(first_time_rho: bool) -> Experiment:
+    """R23-Eq2: the product of the rounds' stopped e-values (``first_time_rho``: the twin,
+    each BM's rho taken at its grid's first time value)."""
+
+    def run(paths: int, rng: np.random.Generator, under: str) -> Array:
+        c0, c1 = _pair(under)
+        product = EValueProduct.start(paths)
+        sigma = 1 / np.sqrt(2 * _EQ2_RHO)
+        for _ in range(3):
+            y = gaussian_sample(np.full(paths, c0), sigma, rng)
+            loss = gaussian_logpdf(y, c0, sigma) - gaussian_logpdf(y, c1, sigma)
+            product = product.times(round_log_evalue(_LAM, loss, _EQ2_RHO))
+            t_first = np.where(product.log_value > 0, 40.0, 20.0)
+            bm_log = np.zeros(paths)
+            for tf in np.unique(t_first):
+                idx = np.flatnonzero(t_first == tf)
+                mech = BrownianNoiseReduction(1, tuple(np.geomspace(tf, 0.2, 30)))
+                base = product.log_value[idx]
+
+                def stop(ts: Array, vals: Array, base: Array = base) -> Bools:
+                    yk, t = vals[:, -1, 0], float(ts[-1])
+                    now = ((yk - c1) ** 2 - (yk - c0) ** 2) / (2 * t)
+                    out: Bools = base + round_log_evalue(_LAM, now, 1 / (2 * t)) >= np.log(4.0)
+                    return out
+
+                rel = mech.release([c0], stop, rng, paths=idx.size)
+                t_rho = np.full(idx.size, tf) if first_time_rho else rel.t_stop
+                bm_log[idx] = round_log_evalue(_LAM, bm_release_loss(mech, rel, [c0], [c1]),
+                                               1 / (2 * t_rho))
+            product = product.times(bm_log)
+        return product.value
+
+    return run
+
+
+def _eq2_setup(first_time_rho: bool, note: str) -> Setup:
+    return Setup(Quantity.EVALUE, 0.0, 1.0, _eq2_experiment(first_time_rho),
+                 samples_for(Quantity.EVALUE, 1.0, scale=_K), scale=_K, note=note)
+
+
+_EQ2_NOTE = "3 x (Gaussian rho=1/8, BM 20|40..0.2), stop when the product reaches 4"
 _BM_NOTE = "one BM, grid 20..0.05 (30 points), stop when the loss exceeds 2"
 _LNR_NOTE = "one LNR, levels 0.1..1, stop at the first release beyond f(x)"
 _CHAIN_NOTE = "4 LNRs, top level 1 after a positive loss else 0.5, each stopped at its worst"
@@ -230,6 +282,11 @@ CLAIMS: tuple[Claim, ...] = (
           (Twin("previous-time-expost", "ex-post epsilon computed at the previous time value",
                 lambda p: _ratio_setup(_lema1_experiment(PreviousTimeExPostLNR), "quick",
                                        _LNR_NOTE)),)),
+    Claim("R23-Eq2", "stop-at-worst", Quantity.EVALUE,
+          "the product of stopped e-values of chained BM and zCDP rounds is an e-value",
+          lambda p: _eq2_setup(False, _EQ2_NOTE),
+          (Twin("first-time-rho", "a BM's rho taken at its first time value",
+                lambda p: _eq2_setup(True, _EQ2_NOTE)),)),
     Claim("R23-Lem5.1", "adaptive-chain", Quantity.MAX_LOSS,
           "ex-post basic composition: sum L_i <= sum E_i(y_i) surely (ratio <= 1)",
           lambda p: _ratio_setup(_lem51_experiment(basic_expost_composition), p, _CHAIN_NOTE),
