@@ -13,6 +13,7 @@ against the loss oracle ``adaptive_dp.loss.gaussian.gaussian_hockey_stick_mp``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 import mpmath
@@ -80,28 +81,35 @@ def gaussian_exact_epsilon(mu: object, delta: object) -> mpmath.mpf:
         return hi
 
 
+def golden_refine(f: Callable[[mpmath.mpf], mpmath.mpf], grid: list[mpmath.mpf],
+                  iterations: int) -> mpmath.mpf:
+    """min of f over ``grid`` (increasing), refined by golden section between the grid
+    neighbours of the best point (at the caller's precision)."""
+    values = [f(x) for x in grid]
+    i = min(range(len(grid)), key=lambda j: values[j])
+    a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    g = (mpmath.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(iterations):
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(d)
+    return min(fc, fd, values[i])
+
+
 def mp_minimise(f: object, lo: float, hi: float) -> mpmath.mpf:
     """min of f over alpha in [lo, hi] (log grid, then golden refinement), at 60 digits."""
     assert callable(f)
     with mpmath.workdps(DPS):
         grid = [mpmath.mpf(lo) * (mpmath.mpf(hi) / lo) ** (mpmath.mpf(i) / 200)
                 for i in range(201)]
-        values = [f(a) for a in grid]
-        i = min(range(len(grid)), key=lambda j: values[j])
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, 200)]
-        g = (mpmath.sqrt(5) - 1) / 2
-        c, d = b - g * (b - a), a + g * (b - a)
-        fc, fd = f(c), f(d)
-        for _ in range(130):
-            if fc <= fd:
-                b, d, fd = d, c, fc
-                c = b - g * (b - a)
-                fc = f(c)
-            else:
-                a, c, fc = c, d, fd
-                d = a + g * (b - a)
-                fd = f(d)
-        return min(fc, fd, values[i])
+        return golden_refine(f, grid, 130)
 
 
 rhos = st.one_of(

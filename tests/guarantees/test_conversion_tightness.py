@@ -30,6 +30,7 @@ from adaptive_dp.guarantees import (
     zcdp_to_dp_optimal,
 )
 from adaptive_dp.numerics.tight import step_to_tight
+from tests.guarantees.gaussian_oracle import golden_refine
 
 DPS = 60
 NEAR_ONE = [0.5, 0.7, 1 - 1e-7, 1 - 1e-12]
@@ -138,22 +139,7 @@ def test_step_to_tight_moves_by_single_ulps_a_bounded_number_of_times() -> None:
 def golden_min(f: Callable[[mpmath.mpf], mpmath.mpf], lo: float, hi: float) -> mpmath.mpf:
     """min of f on a grid of t in [lo, hi] (step 1/2), refined by golden section."""
     ts = [mpmath.mpf(lo) + mpmath.mpf(i) / 2 for i in range(int(2 * (hi - lo)) + 1)]
-    values = [f(t) for t in ts]
-    i = min(range(len(ts)), key=lambda j: values[j])
-    a, b = ts[max(i - 1, 0)], ts[min(i + 1, len(ts) - 1)]
-    g = (mpmath.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(230):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = f(d)
-    return min(fc, fd, values[i])
+    return golden_refine(f, ts, 230)
 
 
 def zcdp_epsilon_exact(rho: float, delta: float) -> mpmath.mpf:
