@@ -21,6 +21,7 @@ __all__ = [
     "ParameterError",
     "ParameterTypeError",
     "UnsupportedGuaranteeError",
+    "UnvettedMechanismError",
 ]
 
 
@@ -93,6 +94,18 @@ class DatasetError(ParameterTypeError):
 
 class UnsupportedGuaranteeError(AdaptiveDPError, TypeError):
     """A rule or conversion was handed a guarantee kind it does not support."""
+
+
+class UnvettedMechanismError(AdaptiveDPError, TypeError):
+    """A shell was asked to launch a mechanism class outside its allow-list: the filters
+    trust a mechanism's declared guarantee, so an unvetted class could release anything."""
+
+    def __init__(self, mechanism: object, vetted: tuple[type, ...]) -> None:
+        names = ", ".join(v.__name__ for v in vetted)
+        super().__init__(
+            f"{type(mechanism).__name__} is not a vetted mechanism (vetted: {names}); "
+            "a curator who trusts its declared guarantee opts out with allow_unvetted=True"
+        )
 
 
 class InsufficientBudgetError(AdaptiveDPError, ValueError):

@@ -12,12 +12,8 @@ import numpy as np
 import pytest
 
 import adaptive_dp.interactive.mechanism as mechanism
-from adaptive_dp.interactive.mechanism import (
-    LAMBDA,
-    RandomizedResponseIM,
-    sample_transition,
-    uniform_below,
-)
+from adaptive_dp.interactive.mechanism import LAMBDA, RandomizedResponseIM, sample_transition
+from adaptive_dp.interactive.sampling import uniform_below
 
 
 class _Words:

@@ -24,7 +24,7 @@ from adaptive_dp.guarantees.definitions import ApproxDP, PureDP
 from adaptive_dp.interactive.filtered import FiltCon
 from adaptive_dp.interactive.mechanism import (
     STARTED,
-    GaussianCountIM,
+    DiscreteGaussianCountIM,
     Launch,
     RandomizedResponseIM,
     Refusal,
@@ -68,7 +68,7 @@ def test_refuse_and_continue() -> None:
 def test_odometer_shell() -> None:
     o = ConcurrentOdometer(DATA, BasicAccumulator(), seed=3)
     assert o.privacy_loss() == ApproxDP(0, 0)
-    g = GaussianCountIM("0.5", rounds=2)
+    g = DiscreteGaussianCountIM("0.5", rounds=2)
     rr = RandomizedResponseIM("0.75")
     c = o.launch(rr, ApproxDP("1.2", "0.001"))
     assert o.privacy_loss() == ApproxDP("1.2", "0.001")

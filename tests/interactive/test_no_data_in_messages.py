@@ -9,7 +9,7 @@ import pytest
 from adaptive_dp.errors import AdaptiveDPError
 from adaptive_dp.filters import PureDPFilter
 from adaptive_dp.interactive.concurrent import Query
-from adaptive_dp.interactive.mechanism import GaussianCountIM, RandomizedResponseIM
+from adaptive_dp.interactive.mechanism import DiscreteGaussianCountIM, RandomizedResponseIM
 from adaptive_dp.interactive.shell import ConcurrentFilter
 
 SECRET = 7_341_029  # a value that cannot appear by chance in a message
@@ -24,7 +24,8 @@ HOSTILE_DATA: list[object] = [
 
 
 @pytest.mark.parametrize("data", HOSTILE_DATA, ids=lambda d: type(d).__name__)
-@pytest.mark.parametrize("mechanism", [RandomizedResponseIM("0.75", 2), GaussianCountIM("0.5")],
+@pytest.mark.parametrize("mechanism",
+                         [RandomizedResponseIM("0.75", 2), DiscreteGaussianCountIM("0.5")],
                          ids=["rr", "gaussian"])
 def test_messages_never_show_the_data(data: object, mechanism: object) -> None:
     messages: list[str] = []

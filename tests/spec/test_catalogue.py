@@ -113,7 +113,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "EXT-DRS19", "EXT-GDPComposition", "EXT-HockeyStick", "EXT-KOV15",
         "EXT-GaussianRDP", "EXT-RandomizedResponse", "EXT-ST22", "EXT-CR21", "EXT-Ville",
         "EXT-Hoeffding", "EXT-HRMS21Stitching", "EXT-HRMS21NormalMixture", "EXT-Lecuyer21",
-        "EXT-DRV10", "EXT-FZ21", "EXT-MV16", "EXT-GDPAccumulator",
+        "EXT-DRV10", "EXT-FZ21", "EXT-MV16", "EXT-GDPAccumulator", "EXT-DiscreteGaussian",
     ),
     # this project's audit theory (cited literature, no seed)
     "AUD": (
@@ -125,7 +125,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
 
 # Primary items per file (aliases live in the file of their primary item).
 EXPECTED_PRIMARY_COUNT = {
-    "R23": 57, "H23": 63, "W23": 14, "CS2080": 19, "W22": 5, "RRUV16": 3, "EXT": 20,
+    "R23": 57, "H23": 63, "W23": 14, "CS2080": 19, "W22": 5, "RRUV16": 3, "EXT": 21,
     "AUD": 9,
 }
 

@@ -18,11 +18,14 @@ A *finite* mechanism also gives the exact distribution of one step,
 1; compositions of finite mechanisms are finite, so the exact distribution of a view is
 computable by enumeration (:func:`adaptive_dp.interactive.interaction.view_distribution`).
 
-Concrete interactive mechanisms for tests and claims: :class:`RandomizedResponseIM`
-(finite; datasets are tuples of bits, a query is an index) and :class:`GaussianCountIM`
-(a query is a tuple of indices; the answer is the count plus Gaussian noise). Each
-declares its guarantee (``guarantee``): the verified parameter the filters check
-(H23-Def1.10: "having verified privacy-loss parameters attached to every mechanism").
+Concrete interactive mechanisms: :class:`RandomizedResponseIM` (finite; datasets are
+tuples of bits, a query is an index), :class:`DiscreteGaussianCountIM` (a query is a tuple
+of indices; the answer is the count plus exact discrete Gaussian noise) and
+:class:`GaussianCountIM` (the same with float Gaussian noise: the real-number model of the
+proofs, for simulation only; its float answers leak the count, so the shells refuse it by
+default, :mod:`adaptive_dp.interactive.shell`). Each declares its guarantee
+(``guarantee``): the verified parameter the filters check (H23-Def1.10: "having verified
+privacy-loss parameters attached to every mechanism").
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import numpy as np
 from adaptive_dp.errors import DatasetError, ParameterError
 from adaptive_dp.guarantees.definitions import ZCDP, Guarantee, PureDP
 from adaptive_dp.guarantees.spends import Spend
+from adaptive_dp.interactive.sampling import discrete_gaussian, uniform_below
 from adaptive_dp.numerics import (
     ExactLike,
     arb_of,
@@ -52,6 +56,7 @@ __all__ = [
     "LAMBDA",
     "PRIVACY_LOSS",
     "STARTED",
+    "DiscreteGaussianCountIM",
     "FiniteInteractiveMechanism",
     "GaussianCountIM",
     "InteractiveMechanism",
@@ -63,7 +68,6 @@ __all__ = [
     "Transition",
     "checked_step",
     "sample_transition",
-    "uniform_below",
 ]
 
 
@@ -157,20 +161,6 @@ def checked_step(
     return new_state, answer
 
 
-def uniform_below(n: int, rng: np.random.Generator) -> int:
-    """An exactly uniform integer in [0, n): rejection sampling on ``n.bit_length()``
-    random bits drawn as 64-bit words (fewer than two rounds on average)."""
-    bits = n.bit_length()
-    words = (bits + 63) // 64
-    while True:
-        k = 0
-        for word in rng.integers(0, 2**64, size=words, dtype=np.uint64):
-            k = (k << 64) | int(word)
-        k >>= 64 * words - bits
-        if k < n:
-            return k
-
-
 def sample_transition(
     outcomes: Sequence[Transition], rng: np.random.Generator
 ) -> tuple[object, object]:
@@ -259,15 +249,39 @@ class RandomizedResponseIM:
         return sample_transition(self.transitions(state, message), rng)
 
 
+def _count_query(state: object, message: object, rounds: int) -> tuple[_CountState, int] | Refusal:
+    """The counting mechanisms' query step before the noise: a refusal, or the next state
+    and the exact count of the queried indices (a tuple of distinct in-range integers)."""
+    if not isinstance(state, _CountState):
+        raise TypeError("counting mechanism: bad state")
+    if state.used >= rounds:
+        return Refusal.EXHAUSTED
+    n = len(state.data)
+    if (
+        not isinstance(message, tuple)
+        or len(set(message)) != len(message)
+        or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n
+                   for i in message)
+    ):
+        return Refusal.INVALID_QUERY
+    return _CountState(state.data, state.used + 1), sum(state.data[i] for i in message)
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class GaussianCountIM:
     """R23-Def2.5 / R23-Lem2.2 as an interactive mechanism (H23-Def1.4): each query is a
     tuple of distinct indices (a counting query, l2 sensitivity 1 between neighbours
     that differ in one bit), answered by the count plus N(0, sigma^2) with
     sigma = sqrt(rounds / (2 rho)) rounded UP, at most ``rounds`` times (then
-    :attr:`Refusal.EXHAUSTED`). By R23-Lem2.2 and R23-Lem2.4 (adaptive composition) it
-    is rho-zCDP: ``guarantee`` is ZCDP(rounds / (2 sigma^2)) rounded up (<= rho up to
-    rounding of sigma, never below the true value).
+    :attr:`Refusal.EXHAUSTED`). By R23-Lem2.2 and R23-Lem2.4 (adaptive composition) the
+    real-number mechanism is rho-zCDP: ``guarantee`` is ZCDP(rounds / (2 sigma^2)) rounded
+    up (<= rho up to rounding of sigma, never below the true value).
+
+    Simulation only: the answer ``count + float noise`` lands on a coarser float grid for
+    some counts than for others, so the released float identifies the count with positive
+    probability and no zCDP guarantee holds for what is released (Mironov 2012). On real
+    data use :class:`DiscreteGaussianCountIM`; the shells refuse this class unless the
+    curator opts out of the allow-list.
     """
 
     rho: Fraction
@@ -293,18 +307,49 @@ class GaussianCountIM:
     ) -> tuple[object, object]:
         if message is LAMBDA:
             return _CountState(_bits(state), 0), STARTED
-        if not isinstance(state, _CountState):
-            raise TypeError("GaussianCountIM: bad state")
-        if state.used >= self.rounds:
-            return state, Refusal.EXHAUSTED
-        n = len(state.data)
-        if (
-            not isinstance(message, tuple)
-            or len(set(message)) != len(message)
-            or not all(isinstance(i, int) and 0 <= i < n for i in message)
-        ):
-            return state, Refusal.INVALID_QUERY
-        count = sum(state.data[i] for i in message)
-        noise = float(rng.normal(0.0, self.sigma))
-        return _CountState(state.data, state.used + 1), count + noise
+        counted = _count_query(state, message, self.rounds)
+        if isinstance(counted, Refusal):
+            return state, counted
+        nxt, count = counted
+        return nxt, count + float(rng.normal(0.0, self.sigma))
 
+
+@dataclass(frozen=True, slots=True, init=False)
+class DiscreteGaussianCountIM:
+    """EXT-DiscreteGaussian as an interactive mechanism (H23-Def1.4): each query is a tuple
+    of distinct indices (a counting query, sensitivity 1 between neighbours that differ in
+    one bit), answered by the count plus an exact sample of the discrete Gaussian
+    N_Z(0, sigma2) with sigma2 = rounds / (2 rho) (exact rational), at most ``rounds``
+    times (then :attr:`Refusal.EXHAUSTED`). Each answer is 1 / (2 sigma2)-zCDP (Canonne,
+    Kamath, Steinke 2020, Theorem 4) and adaptive composition (R23-Lem2.4) makes the
+    mechanism rho-zCDP exactly: ``guarantee`` is ZCDP(rho). Answers are integers, sampled
+    with exact arithmetic (:func:`adaptive_dp.interactive.sampling.discrete_gaussian`), so
+    their law is exactly the one the guarantee is proved for.
+    """
+
+    rho: Fraction
+    rounds: int
+    sigma2: Fraction
+
+    def __init__(self, rho: ExactLike, rounds: int = 1) -> None:
+        r = exact_positive(rho, "rho")
+        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+            raise ParameterError("rounds", rounds, "an integer >= 1")
+        object.__setattr__(self, "rho", r)
+        object.__setattr__(self, "rounds", rounds)
+        object.__setattr__(self, "sigma2", rounds / (2 * r))
+
+    @property
+    def guarantee(self) -> Guarantee:
+        return ZCDP(self.rho)
+
+    def step(
+        self, state: object, message: object, rng: np.random.Generator
+    ) -> tuple[object, object]:
+        if message is LAMBDA:
+            return _CountState(_bits(state), 0), STARTED
+        counted = _count_query(state, message, self.rounds)
+        if isinstance(counted, Refusal):
+            return state, counted
+        nxt, count = counted
+        return nxt, count + discrete_gaussian(self.sigma2, rng)

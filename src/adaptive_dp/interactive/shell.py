@@ -13,6 +13,12 @@ launch the rule refuses raises :class:`~adaptive_dp.errors.InsufficientBudgetErr
 releases nothing (the child is never initialized) and leaves the filter usable for
 requests that still fit; queries to launched children are answered as before.
 
+Vetted mechanisms only: the rule trusts each launched mechanism's declared guarantee, so a
+class declaring ``PureDP(0)`` that returns its state would release the data with nothing
+spent. A shell launches only the classes of :data:`VETTED` (whose answers are sampled
+exactly from the law their guarantee is proved for) unless the curator passes
+``allow_unvetted=True`` (then every declared guarantee is trusted as is).
+
 Private means: no public attribute, method, repr or pickle exposes the data, the coins
 or a child's state (``__slots__`` with underscore names, ``__repr__`` without state,
 ``__reduce__`` raising). Python introspection is out of scope.
@@ -31,17 +37,30 @@ from adaptive_dp.errors import (
     ParameterError,
     ParameterTypeError,
     UnsupportedGuaranteeError,
+    UnvettedMechanismError,
 )
 from adaptive_dp.filters.base import FilterState, Rule
 from adaptive_dp.guarantees.definitions import Guarantee
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.interactive.concurrent import Composite, Query
 from adaptive_dp.interactive.filtered import FiltCon, _FiltState
-from adaptive_dp.interactive.mechanism import LAMBDA, PRIVACY_LOSS, Launch, Refusal
+from adaptive_dp.interactive.mechanism import (
+    LAMBDA,
+    PRIVACY_LOSS,
+    DiscreteGaussianCountIM,
+    Launch,
+    RandomizedResponseIM,
+    Refusal,
+)
 from adaptive_dp.interactive.odometer import LossReport, OdomCon
 from adaptive_dp.odometers.accumulators import Accumulator, Exhausted
 
-__all__ = ["Child", "ConcurrentFilter", "ConcurrentOdometer", "Record", "replay"]
+__all__ = ["VETTED", "Child", "ConcurrentFilter", "ConcurrentOdometer", "Record", "replay"]
+
+VETTED: tuple[type, ...] = (RandomizedResponseIM, DiscreteGaussianCountIM)
+"""The mechanism classes a shell launches by default: each samples its answers exactly
+(rational coins, exact discrete Gaussian), so its declared guarantee holds for what it
+releases. ``GaussianCountIM`` (float noise, simulation only) is not among them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +72,12 @@ class Record:
 
 
 class _Session:
-    __slots__ = ("_count", "_lock", "_log", "_machine", "_rng", "_state")
+    __slots__ = ("_count", "_lock", "_log", "_machine", "_rng", "_state", "_unvetted")
 
-    def __init__(self, machine: Composite, data: object, seed: int) -> None:
+    def __init__(
+        self, machine: Composite, data: object, seed: int, allow_unvetted: bool
+    ) -> None:
+        self._unvetted = allow_unvetted
         self._lock = threading.Lock()
         self._machine = machine
         self._rng = np.random.default_rng(seed)
@@ -87,6 +109,7 @@ class _Session:
         """Launch ``mechanism`` with privacy parameter ``parameter`` (default: its
         declared guarantee). Returns a :class:`Child` whose first message is
         ``child.first``; raises (releasing nothing) if the request is refused."""
+        self._vet(mechanism)
         d = getattr(mechanism, "guarantee", None) if parameter is None else parameter
         if d is None:
             raise ParameterTypeError("parameter", d, "a spend (the mechanism declares none)")
@@ -97,6 +120,12 @@ class _Session:
                 self._raise(d, answer)
             self._count += 1
             return Child(self, self._count, answer)
+
+    def _vet(self, mechanism: object) -> None:
+        """Refuse (before anything runs) a mechanism outside :data:`VETTED`, unless the
+        curator opted out."""
+        if not (self._unvetted or type(mechanism) in VETTED):
+            raise UnvettedMechanismError(mechanism, VETTED)
 
     def _raise(self, requested: object, why: Refusal) -> NoReturn:
         if why is Refusal.DIVERGENCE_CANNOT_BE_PARSED:
@@ -166,9 +195,11 @@ class ConcurrentFilter(_Session):
     __slots__ = ()
 
     def __init__(
-        self, data: object, rule: Rule, *, seed: int, max_mechanisms: int | None = None
+        self, data: object, rule: Rule, *, seed: int, max_mechanisms: int | None = None,
+        allow_unvetted: bool = False,
     ) -> None:
-        super().__init__(FiltCon(rule, max_mechanisms, terminal=False), data, seed)
+        super().__init__(FiltCon(rule, max_mechanisms, terminal=False), data, seed,
+                         allow_unvetted)
 
     def spent(self) -> Guarantee:
         """The rule's certified bound of what was admitted (rounded up)."""
@@ -196,8 +227,10 @@ class ConcurrentOdometer(_Session):
 
     __slots__ = ()
 
-    def __init__(self, data: object, accumulator: Accumulator, *, seed: int) -> None:
-        super().__init__(OdomCon(accumulator), data, seed)
+    def __init__(
+        self, data: object, accumulator: Accumulator, *, seed: int, allow_unvetted: bool = False
+    ) -> None:
+        super().__init__(OdomCon(accumulator), data, seed, allow_unvetted)
 
     def privacy_loss(self) -> Guarantee | Exhausted:
         """H23-Def1.12: the deterministic, state-preserving privacy_loss query."""
