@@ -6,6 +6,9 @@ caller can fix the input without reading the source. Nothing is clamped silently
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+
 __all__ = [
     "AdaptiveDPError",
     "CalibrationRangeError",
@@ -22,11 +25,22 @@ __all__ = [
     "ParameterTypeError",
     "UnsupportedGuaranteeError",
     "UnvettedMechanismError",
+    "shown",
 ]
 
 
 class AdaptiveDPError(Exception):
     """Base class of every error raised by adaptive_dp."""
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """A value as a message shows it: exact numbers as plain text (``NaN``, ``2/3``,
+    ``1E+400``), never a Python repr such as ``Decimal('NaN')``; anything longer than
+    ``limit`` characters is cut, saying how long it was."""
+    text = str(value) if isinstance(value, (Decimal, Fraction)) else repr(value)
+    if len(text) > limit:
+        text = f"{text[: limit - 10]}... ({len(text)} characters)"
+    return text
 
 
 class ParameterError(AdaptiveDPError, ValueError):
@@ -36,7 +50,7 @@ class ParameterError(AdaptiveDPError, ValueError):
         self.name = name
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{name}={value!r} is not allowed: expected {allowed}")
+        super().__init__(f"{name}={shown(value)} is not allowed: expected {allowed}")
 
 
 class NonFiniteError(ParameterError):
@@ -71,7 +85,7 @@ class ParameterTypeError(AdaptiveDPError, TypeError):
         self.value = value
         self.allowed = allowed
         super().__init__(
-            f"{name}={value!r} has type {type(value).__name__}: expected {allowed}"
+            f"{name}={shown(value)} has type {type(value).__name__}: expected {allowed}"
         )
 
 
