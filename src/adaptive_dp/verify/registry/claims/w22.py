@@ -15,6 +15,12 @@ log ratios of the densities of the whole released prefix (``bm_release_loss``).
   draw by draw on the same standard normals z, the path L z with L the Cholesky factor of
   the Brownian covariance min(t_i, t_j) (numpy's, an independent computation); so the
   sampled law is N(0, min(t_i, t_j)). Twin ``increment-variance``.
+- ``W22-ReducedAboveThreshold/late-halt`` (crossing): 9 levels t = geomspace(100, 0.01, 9),
+  s = 4t, C = 0, queries q_k(x) = -2 sqrt(t_k) (k < 9) and q_9(x) = 0.5, q(x') = q(x) - 1;
+  statistic 1{L(O) > E(O)}, L the log ratio of the outcome's exact probabilities under the
+  pair (:func:`rat_outcome_probabilities`), E the certified
+  ``reduced_above_threshold_expost`` (mixture boundary rho = 1 with delta/4, query delta
+  delta/4, r = 2). Twin ``first-level-charged``.
 """
 
 from __future__ import annotations
@@ -23,9 +29,17 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtr
 
-from adaptive_dp.evalues.expost import single_bm_expost_linear, single_bm_expost_mixture
+from adaptive_dp.evalues.boundaries import NormalMixtureBoundary
+from adaptive_dp.evalues.expost import (
+    reduced_above_threshold_expost,
+    single_bm_expost_linear,
+    single_bm_expost_mixture,
+)
+from adaptive_dp.guarantees.expost import ExPost
 from adaptive_dp.loss.brownian import bm_release_loss
+from adaptive_dp.mechanisms.above_threshold import ReducedAboveThreshold
 from adaptive_dp.mechanisms.brownian import (
     BrownianNoiseReduction,
     brownian_backward_step,
@@ -42,16 +56,18 @@ from adaptive_dp.verify.judge.claim import (
 from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.registry.claims.expost import _bm_loss_now, _pair
 from adaptive_dp.verify.registry.twins.w22 import (
+    first_level_charged_rat_expost,
     increment_variance_backward_step,
     mixture_factor_dropped_expost,
     slope_halved_linear_expost,
 )
 
-__all__ = ["CLAIMS"]
+__all__ = ["CLAIMS", "rat_outcome_probabilities"]
 
 Array = NDArray[np.float64]
 Bools = NDArray[np.bool_]
 Step = Callable[[ArrayLike, ArrayLike, ArrayLike, np.random.Generator], Array]
+RatExPost = Callable[[ReducedAboveThreshold, int, NormalMixtureBoundary, float], ExPost]
 
 _MIX_GRID = tuple(float(t) for t in np.geomspace(1e4, 1e-4, 300))
 _MIX_RHO = 0.05
@@ -153,6 +169,75 @@ def _reverse_setup(step: Step, profile: str) -> Setup:
                  orders=("x",), note="grid geomspace(20, 0.05, 30), shared normals")
 
 
+# -- W22-ReducedAboveThreshold -------------------------------------------------------------
+
+
+def rat_outcome_probabilities(mechanism: ReducedAboveThreshold, queries: ArrayLike,
+                              points: int = 401, width: float = 9.0) -> Array:
+    """The exact law of ReducedAboveThreshold's outcome, P[O = o] for o = 1..K+1, by
+    quadrature (an oracle independent of the mechanism's sampler and of its ex-post bound).
+
+    xi_k = B(t_k) is Markov in release order (N(0, t_1), then Brownian-bridge kernels);
+    the query noises are independent, so with S_k(u) = Phi((C + u - q_k)/sqrt(s_k)) (the
+    k-th query stays below given xi_k = u), the density of xi_k on the paths still running
+    is carried level by level on a trapezoid grid of +-``width`` marginal standard
+    deviations: P[O = k] = int pred_k (1 - S_k), P[O = K + 1] = int pred_K S_K.
+    """
+    t = np.asarray(mechanism.times)
+    s = np.asarray(mechanism.query_variances)
+    q = np.asarray(queries, dtype=np.float64)
+    x = np.linspace(-width, width, points)
+    out = np.empty(t.size + 1)
+    u = np.sqrt(t[0]) * x
+    pred = np.exp(-u**2 / (2 * t[0])) / np.sqrt(2 * np.pi * t[0])
+    for k in range(t.size):
+        h = np.sqrt(t[k]) * (x[1] - x[0])
+        below = ndtr((mechanism.threshold + u - q[k]) / np.sqrt(s[k]))
+        out[k] = h * np.sum(pred * ndtr((q[k] - mechanism.threshold - u) / np.sqrt(s[k])))
+        alive = h * pred * below
+        if k + 1 == t.size:
+            out[k + 1] = np.sum(alive)
+            break
+        v = np.sqrt(t[k + 1]) * x
+        var = t[k + 1] * (t[k] - t[k + 1]) / t[k]
+        kernel = np.exp(-(v[:, None] - (t[k + 1] / t[k]) * u[None, :]) ** 2 / (2 * var)) / (
+            np.sqrt(2 * np.pi * var))
+        pred = kernel @ alive
+        u = v
+    return out
+
+
+_RAT_TIMES = np.geomspace(100.0, 0.01, 9)
+_RAT = ReducedAboveThreshold(1, tuple(_RAT_TIMES), tuple(4 * _RAT_TIMES))
+_RAT_QUERIES = np.where(np.arange(9) < 8, -2 * np.sqrt(_RAT_TIMES), 0.5)
+
+
+def _rat_experiment(delta: float, expost: RatExPost) -> Experiment:
+    """Outcomes of the mechanism on the ``under`` side; 1{L(O) > E(O)} with L from the
+    outcome law of both sides and E from ``expost`` (delta split as in the module note)."""
+    boundary = NormalMixtureBoundary(1, delta=delta / 4)
+    bound = np.array([float(expost(_RAT, o, boundary, delta / 4).epsilon)
+                      for o in range(1, _RAT.levels + 2)])
+    law = {"x": rat_outcome_probabilities(_RAT, _RAT_QUERIES),
+           "x'": rat_outcome_probabilities(_RAT, _RAT_QUERIES - 1)}
+
+    def run(paths: int, rng: np.random.Generator, under: str) -> Bools:
+        other = "x'" if under == "x" else "x"
+        loss = np.log(law[under]) - np.log(law[other])
+        queries = _RAT_QUERIES if under == "x" else _RAT_QUERIES - 1
+        outcome = _RAT.release(queries, rng, paths) - 1
+        crossed: Bools = loss[outcome] > bound[outcome]
+        return crossed
+
+    return run
+
+
+def _rat_setup(delta: float, expost: RatExPost) -> Setup:
+    return Setup(Quantity.CROSSING, 0.0, delta, _rat_experiment(delta, expost),
+                 samples_for(Quantity.CROSSING, delta),
+                 note="9 levels t=100..0.01, s=4t, q(x)=-2 sqrt(t) then 0.5, q(x')=q(x)-1")
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("W22-MixtureExPost", "stop-at-worst", Quantity.CROSSING,
           "one BM: P[L > E_mixture(T)] <= delta at an adversarial stop", _mixture,
@@ -166,4 +251,9 @@ CLAIMS: tuple[Claim, ...] = (
           lambda p: _reverse_setup(brownian_backward_step, p),
           (Twin("increment-variance", "bridge variance replaced by t1 - t2",
                 lambda p: _reverse_setup(increment_variance_backward_step, "quick")),)),
+    Claim("W22-ReducedAboveThreshold", "late-halt", Quantity.CROSSING,
+          "P[L(O) > E(O)] <= delta for the outcome O of ReducedAboveThreshold",
+          lambda p: _rat_setup(profile_delta(p, 0.05), reduced_above_threshold_expost),
+          (Twin("first-level-charged", "ex-post value of level 1 charged at every outcome",
+                lambda p: _rat_setup(_TWIN_DELTA, first_level_charged_rat_expost)),)),
 )

@@ -10,6 +10,9 @@
 - ``increment-variance`` (of W22-ReverseSampling): the backward step's bridge variance
   t2 (t1 - t2)/t1 replaced by the forward increment's variance t1 - t2
   (:func:`increment_variance_backward_step`).
+- ``first-level-charged`` (of W22-ReducedAboveThreshold): every outcome charged the ex-post
+  value of the first (noisiest) level instead of the level where the mechanism halted
+  (:func:`first_level_charged_rat_expost`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from adaptive_dp.evalues.boundaries import Boundary
+from adaptive_dp.evalues.expost import reduced_above_threshold_expost
+from adaptive_dp.guarantees.expost import ExPost
+from adaptive_dp.mechanisms.above_threshold import ReducedAboveThreshold
+from adaptive_dp.numerics import ExactLike
+
 __all__ = [
+    "first_level_charged_rat_expost",
     "increment_variance_backward_step",
     "mixture_factor_dropped_expost",
     "slope_halved_linear_expost",
@@ -59,3 +69,14 @@ def increment_variance_backward_step(
     out: NDArray[np.float64] = mean + sd * rng.standard_normal(
         np.broadcast_shapes(mean.shape, sd.shape))
     return out
+
+
+def first_level_charged_rat_expost(
+    mechanism: ReducedAboveThreshold,
+    outcome: int,
+    boundary: Boundary,
+    query_delta: ExactLike,
+    slack: ExactLike = 2,
+) -> ExPost:
+    """Twin of W22-ReducedAboveThreshold: the ex-post value of level 1 whatever the outcome."""
+    return reduced_above_threshold_expost(mechanism, 1, boundary, query_delta, slack)
