@@ -21,8 +21,12 @@ from adaptive_dp.evalues.expost import (
     single_bm_expost_mixture,
 )
 from adaptive_dp.loss.brownian import bm_release_loss
-from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction
+from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction, brownian_forward_sample
 from adaptive_dp.verify.judge.estimators import clopper_pearson
+from adaptive_dp.verify.registry.twins.w22 import (
+    mixture_factor_dropped_expost,
+    slope_halved_linear_expost,
+)
 
 
 def test_r23_thm5_certified_value_against_mpmath() -> None:
@@ -139,3 +143,31 @@ def test_w22_thm3_6_holds_and_fixed_time_gaussian_bound_is_caught() -> None:
     lower, _ = clopper_pearson(int(bad.sum()), paths)
     assert lower > delta
     assert bad.mean() >= 2 * delta
+
+
+@pytest.mark.parametrize(
+    ("grid", "valid", "twin"),
+    [
+        (np.geomspace(1e4, 1e-4, 300),
+         lambda t: float(single_bm_expost_mixture(1, t, "0.05", "0.05").epsilon),
+         lambda t: mixture_factor_dropped_expost(1.0, t, 0.05, 0.05)),
+        (np.geomspace(1e3, 1e-3, 200),
+         lambda t: float(single_bm_expost_linear(1, t, "0.05", 1).epsilon),
+         lambda t: slope_halved_linear_expost(1.0, t, 0.05, 1.0)),
+    ],
+    ids=["mixture", "linear"],
+)
+def test_w22_twins_crossing_on_forward_paths(
+    grid: np.ndarray, valid: Callable[[float], float], twin: Callable[[np.ndarray], np.ndarray]
+) -> None:
+    """W22-MixtureExPost / W22-LinearExPost claim scenarios on paths built forwards in time
+    (independent increments, not the backward sampler) with R23-Thm4's loss
+    1/(2t) - W(t)/t of the pair f(x) = 0, f(x') = 1: over the whole grid the certified bound
+    is crossed with probability <= delta = 0.05, the twin's with probability >= 2 delta."""
+    w = brownian_forward_sample(tuple(grid), 20_000, 1, np.random.default_rng(11))[:, :, 0]
+    loss = 1 / (2 * grid) - w / grid
+    bound = np.array([valid(float(t)) for t in grid])
+    _, upper = clopper_pearson(int(np.any(loss > bound, axis=1).sum()), w.shape[0])
+    lower, _ = clopper_pearson(int(np.any(loss > twin(grid), axis=1).sum()), w.shape[0])
+    assert upper <= 0.05
+    assert lower >= 0.1

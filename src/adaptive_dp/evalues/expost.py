@@ -13,6 +13,12 @@ natural time): "E(T) = Delta^2/(2T) + Delta psi_delta(T)/T"; with the normal mix
 parameter rho (W22-MixtureExPost) "E(T) = Delta^2/(2T) + (Delta/T) sqrt(2 (T + rho)
 log(sqrt((T + rho)/rho)/delta))", with a line (W22-LinearExPost)
 "E(T) = Delta^2/(2T) + Delta a + Delta log(1/delta)/(2 a T)".
+
+W22-ReducedAboveThreshold (reconstructed, proofs/W22-ReducedAboveThreshold.md): the ex-post
+value of the outcome o of :class:`ReducedAboveThreshold`,
+"E_o = Delta^2/(2 t_o) + Delta psi(t_o)/t_o + 2 Delta^2/s_o + 2 Delta z/sqrt(s_o) + log r"
+(o <= K; o = K + 1: the first two terms at t_K, plus log r), z = Phi^{-1}(1 - delta_q/K),
+with delta (delta_psi + delta_q) r/(r - 1).
 """
 
 from __future__ import annotations
@@ -21,14 +27,19 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
+from flint import arb
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.errors import GridError, ParameterError
 from adaptive_dp.evalues.boundaries import Boundary, NormalMixtureBoundary, VilleBoundary
 from adaptive_dp.guarantees.expost import ExPost
+from adaptive_dp.mechanisms.above_threshold import ReducedAboveThreshold
 from adaptive_dp.numerics import (
     ExactLike,
+    arb_of,
+    enclose,
     exact,
+    exact_delta,
     exact_positive,
     exact_upper,
     round_up,
@@ -37,6 +48,7 @@ from adaptive_dp.numerics import (
 __all__ = [
     "brownian_expost",
     "brownian_expost_float",
+    "reduced_above_threshold_expost",
     "single_bm_expost",
     "single_bm_expost_float",
     "single_bm_expost_linear",
@@ -157,3 +169,47 @@ def single_bm_expost_float(
         boundary.threshold_float(t)
     )
     return out
+
+
+def reduced_above_threshold_expost(
+    mechanism: ReducedAboveThreshold,
+    outcome: int,
+    boundary: Boundary,
+    query_delta: ExactLike,
+    slack: ExactLike = 2,
+) -> ExPost:
+    """W22-ReducedAboveThreshold (reconstructed): (E_o, delta) ex-post privacy of outcome o.
+
+    "E_o = Delta^2/(2 t_o) + Delta psi(t_o)/t_o + 2 Delta^2/s_o + 2 Delta z/sqrt(s_o) +
+    log r" for a halting level o <= K, and "Delta^2/(2 t_K) + Delta psi(t_K)/t_K + log r"
+    for o = K + 1; psi is ``boundary`` (V = t, fixed in advance, its delta delta_psi),
+    z = Phi^{-1}(1 - delta_q/K) with delta_q = ``query_delta``, r = ``slack`` > 1;
+    delta = (delta_psi + delta_q) r/(r - 1). ``max_epsilon`` is the maximum over the
+    K + 1 outcomes. Rounded UP, certified.
+    """
+    k_max = mechanism.levels
+    if not 1 <= outcome <= k_max + 1:
+        raise ParameterError("outcome", outcome, f"a level in 1..{k_max + 1}")
+    d = mechanism.sensitivity
+    dq = exact_delta(query_delta, "query_delta", allow_zero=False)
+    r = exact(slack, "slack")
+    if r <= 1:
+        raise ParameterError("slack", slack, "a factor r > 1 (gamma = log r > 0)")
+    delta = (boundary.delta + dq) * r / (r - 1)
+
+    def at(o: int) -> Fraction:
+        t = Fraction(mechanism.times[min(o, k_max) - 1])
+        threshold_part = d * d / (2 * t) + d / t * exact_upper(boundary.threshold(t))
+        if o > k_max:
+            return threshold_part + exact_upper(enclose(lambda: arb_of(r).log()))
+        s = Fraction(mechanism.query_variances[o - 1])
+
+        def query_part() -> arb:
+            z = arb(2).sqrt() * (2 * arb_of(dq) / k_max).erfcinv()
+            return (2 * arb_of(d) ** 2 / arb_of(s) + 2 * arb_of(d) * z / arb_of(s).sqrt()
+                    + arb_of(r).log())
+
+        return threshold_part + exact_upper(enclose(query_part))
+
+    values = [round_up(at(o)) for o in range(1, k_max + 2)]
+    return ExPost(values[outcome - 1], delta, max(values))
