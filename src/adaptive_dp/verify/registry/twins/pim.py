@@ -49,7 +49,6 @@ from adaptive_dp.interactive.pim import (
     Tag,
     UniversalRDP,
     ZCDPToRDP,
-    _Alg11State,
     _PostState,
     collapse_view,
 )
@@ -133,7 +132,7 @@ class BudgetCheckDroppedUniversalRDP(UniversalRDP):
 class QueriesForwarded(FiltNIMToFiltCon):
     """Twin of H23-Alg11 (defect: a query (j, q) goes to the filter, not to P_j)."""
 
-    def _local(self, s: _Alg11State, message: object) -> tuple[object, Tag, object] | None:
+    def _local(self, s: object, message: object) -> tuple[object, Tag, object] | None:
         return None
 
 
