@@ -1,7 +1,7 @@
 """Person-in-the-middle (PIM) postprocessing: H23-Def2.15, H23-Def2.16 / Alg7, the
-proof devices of H23-Thm2.17 (Alg8, Alg9), the universal mechanism of H23-Lem4.7
-(Alg10) and the PIMs of Algs 11-15 as executable constructions (Alg 11 for interactive
-mechanisms given in the form P_j o N_j of H23-Thm3.3).
+proof devices of H23-Thm2.17 (Alg8, Alg9), the hypothesis of H23-Cor2.18, the universal
+mechanism of H23-Lem4.7 (Alg10) and the PIMs of Algs 11-15 as executable constructions
+(Alg 11 for interactive mechanisms given in the form P_j o N_j of H23-Thm3.3).
 
 H23-Def2.15: "(s', v', m') = P(s, v, m)": v in {Q, A} says whether P receives a query
 (from the adversary) or an answer (from the mechanism it postprocesses); v' whether it
@@ -28,11 +28,12 @@ from adaptive_dp.guarantees.definitions import RDP, ZCDP
 from adaptive_dp.guarantees.spends import Spend
 from adaptive_dp.interactive.concurrent import ChildCall, Composite, Query
 from adaptive_dp.interactive.filtered import FiltCon, _declared
-from adaptive_dp.interactive.interaction import InteractiveAdversary
+from adaptive_dp.interactive.interaction import InteractiveAdversary, view_distribution
 from adaptive_dp.interactive.mechanism import (
     LAMBDA,
     PRIVACY_LOSS,
     STARTED,
+    FiniteInteractiveMechanism,
     InteractiveMechanism,
     Launch,
     Refusal,
@@ -58,6 +59,7 @@ __all__ = [
     "UniversalRDP",
     "ZCDPToRDP",
     "collapse_view",
+    "simulates",
 ]
 
 
@@ -151,14 +153,17 @@ class PIMAdversary:
     deterministic = True
 
     def step(self, state: object, message: object, coins: int | None) -> tuple[object, object]:
-        if state is LAMBDA:
-            s_a: object = LAMBDA
-            s_p, v, m = self.pim.step(LAMBDA, A, message)
-        else:
+        s_a: object = LAMBDA
+        s_p: object = LAMBDA
+        if state is not LAMBDA:
             s_a, s_p = state  # type: ignore[misc]  # the pair we returned last step
-            s_p, v, m = self.pim.step(s_p, A, message)
-        s_a, s_p, out = _feed_adversary(self.adversary, self.pim, s_a, s_p, v, m, lambda _: None)
+        s_p, v, m = self.pim.step(s_p, A, message)
+        s_a, s_p, out = self._feed(s_a, s_p, v, m)
         return (s_a, s_p), out
+
+    def _feed(self, s_a: object, s_p: object, v: Tag, m: object) -> tuple[object, object, object]:
+        """A and P run until P has a query for M (private hook: a twin overrides it)."""
+        return _feed_adversary(self.adversary, self.pim, s_a, s_p, v, m, lambda _: None)
 
 
 def collapse_view(
@@ -176,6 +181,22 @@ def collapse_view(
         if out is Refusal.HALT:
             break
     return tuple(seen)
+
+
+def simulates(
+    adversary: InteractiveAdversary, target: FiniteInteractiveMechanism, pim: PIM,
+    mechanism: FiniteInteractiveMechanism, pair: tuple[object, object],
+) -> bool:
+    """H23-Cor2.18: its hypothesis on one pair {x, x'} and one deterministic adversary:
+    View(A <-> N(x)) and View(A <-> (P o M)(x)) have the same exact law (enumeration),
+    and likewise on x'. If it holds for every pair and deterministic A, with M d-D DP on
+    the pair, then N is d-D DP (Thm 2.17, reading A25)."""
+    composed = Postprocessed(pim, mechanism)
+    return all(
+        dict(view_distribution(adversary, target, x))
+        == dict(view_distribution(adversary, composed, x))
+        for x in pair
+    )
 
 
 
@@ -216,8 +237,7 @@ class UniversalRDP(Composite):
             if (
                 isinstance(message, Launch)
                 and isinstance(message.parameter, RDP)
-                and message.parameter.alpha == self.alpha
-                and message.parameter.epsilon <= self.epsilon
+                and self._fits(message.parameter)
                 and _declared(message.mechanism, message.parameter)
             ):
                 return tuple(
@@ -229,6 +249,10 @@ class UniversalRDP(Composite):
             (p, _UState(True, s, state.mechanism), a)
             for p, s, a in call(state.mechanism, state.inner, message)
         )
+
+    def _fits(self, parameter: RDP) -> bool:
+        """The order is alpha and "eps_2 <= epsilon" (private hook: a twin overrides it)."""
+        return parameter.alpha == self.alpha and parameter.epsilon <= self.epsilon
 
 
 # -- H23-Alg13: zCDP launches as RDP_alpha launches --------------------------------------
@@ -250,9 +274,13 @@ class ZCDPToRDP:
         if tag is A:
             return s, A, message
         if isinstance(message, Launch) and isinstance(message.parameter, ZCDP):
-            rdp = RDP(self.alpha, message.parameter.rho * self.alpha)
+            rdp = RDP(self.alpha, self._order_epsilon(message.parameter.rho))
             return s, Q, Launch(message.mechanism, rdp)
         return s, Q, message
+
+    def _order_epsilon(self, rho: Fraction) -> Fraction:
+        """rho' alpha (private hook: a twin overrides it)."""
+        return rho * self.alpha
 
 
 # -- H23-Alg14 / Alg15: adding and removing privacy_loss --------------------------------
@@ -290,9 +318,14 @@ class AddPrivacyLoss:
             if isinstance(message, Launch):
                 return _LossState(s.accepted, message.parameter), Q, message
             return _LossState(s.accepted), Q, message
-        if s.pending is not None and not isinstance(message, Refusal):
+        if s.pending is not None and self._admitted(message):
             return _LossState((*s.accepted, s.pending)), A, message
         return _LossState(s.accepted), A, message
+
+    def _admitted(self, answer: object) -> bool:
+        """A launch counts iff answered without an error message (private hook: a twin
+        overrides it)."""
+        return not isinstance(answer, Refusal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,18 +495,24 @@ class FiltNIMToFiltCon:
                 rep = message.mechanism
                 return (_Alg11State(s.children, rep.postprocessor), Q,
                         Launch(rep.nim, message.parameter))
-            if (
-                isinstance(message, Query)
-                and isinstance(message.j, int)
-                and 1 <= message.j <= len(s.children)
-            ):
-                j = message.j - 1
-                pj, sj = s.children[j]
-                sj2, _, answer = pj.step(sj, Q, message.q)
-                kids = (*s.children[:j], (pj, sj2), *s.children[j + 1:])
-                return _Alg11State(kids), A, answer
-            return s, Q, message
+            local = self._local(s, message)
+            return (s, Q, message) if local is None else local
         if s.pending is not None and not isinstance(message, Refusal):
             sj, _, first = s.pending.step(LAMBDA, A, message)
             return _Alg11State((*s.children, (s.pending, sj))), A, first
         return _Alg11State(s.children), A, message
+
+    def _local(self, s: _Alg11State, message: object) -> tuple[object, Tag, object] | None:
+        """A query (j, q) to a launched P_j answered locally (None: forward the message;
+        private hook: a twin overrides it)."""
+        if not (
+            isinstance(message, Query)
+            and isinstance(message.j, int)
+            and 1 <= message.j <= len(s.children)
+        ):
+            return None
+        j = message.j - 1
+        pj, sj = s.children[j]
+        sj2, _, answer = pj.step(sj, Q, message.q)
+        kids = (*s.children[:j], (pj, sj2), *s.children[j + 1:])
+        return _Alg11State(kids), A, answer
