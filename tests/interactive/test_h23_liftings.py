@@ -1,8 +1,10 @@
 """H23-Thm3.4, H23-Cor3.5, H23-Thm3.6, H23-Thm4.6 with H23-Lem4.7, H23-Thm4.9,
 H23-Thm4.10, H23-Thm4.11 (liftings to concurrently composed interactive mechanisms),
 H23-F2 (the two-mechanism RDP filter) and H23-Def2.2 / H23-Lem2.3 (is_d_dp over a family
-of deterministic adversaries). Oracles: Rényi divergences and hockey-sticks of the exact
-view distributions, against the theorem's budget."""
+of deterministic adversaries; at delta = 0 CS2080-InteractiveDP). W23-FilterDef: the W23
+filter's stopped release is (epsilon, delta)-DP (test_cor35_w23_filter_exact). Oracles:
+Rényi divergences and hockey-sticks of the exact view distributions, against the
+theorem's budget."""
 
 from __future__ import annotations
 

@@ -102,7 +102,7 @@ def concurrent_rdp_filter(
     max_mechanisms: int | None = None,
     terminal: bool = True,
 ) -> FiltCon:
-    """H23-Lem4.7 (with H23-Thm4.6, its K -> infinity limit; H23-F2 for K = 2): at a
+    """H23-Lem4.7 / H23-F2 (with H23-Thm4.6, its K -> infinity limit; F2 is K = 2): at a
     fixed order alpha > 1, F_K(epsilon_1, ..., epsilon_k; epsilon) = "I(sum_{i<=k}
     epsilon_i <= epsilon) if k <= K, 0 otherwise" is a valid RDP_alpha IM-filter;
     ``max_mechanisms`` = K (None: Thm 4.6's unbounded "I(sum_i epsilon_i <= epsilon)")."""
