@@ -11,10 +11,11 @@ same for f-DP).
   a released output bit 1 and redrawn after a 0 or a refusal, with shared randomness for
   the rule and the oracle); the statistic is the number of requests on which the
   ``AccumulatorFilter`` decision differs from the oracle I(G(admitted, next) <= d),
-  G read by a fresh accumulator on the whole list. Claimed: 0 (max-statistic). Decisions
-  are computed once per distinct public prefix (paths grouped by an integer code of
-  their admitted indices). Twin ``lookahead-dropped`` (the filter compares the reading
-  before the next spend).
+  G read by a fresh accumulator on the whole list and, where the reading is exact (basic,
+  zCDP, RDP, and GDP on perfect squares), compared with d in the lattice. Claimed: 0
+  (max-statistic). Decisions are computed once per distinct public prefix (paths grouped
+  by an integer code of their admitted indices). Twin ``lookahead-dropped`` (the filter
+  compares the reading before the next spend).
 - ``H23-Lem2.19/budget-hugging``, ``/stop-at-worst``: the basic-composition accumulator
   (CS2080-BasicComp) through I(G <= (2, 0)) between an adaptive adversary and randomized
   response / Laplace releases (hugging 5/2, or releases of 0.3 until L > 1); max-loss at
@@ -55,12 +56,14 @@ from adaptive_dp.filters.basic import BasicFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
 from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxDP, Guarantee, PureDP
+from adaptive_dp.guarantees.lattice import within
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
 from adaptive_dp.numerics.floats import inflate_up
 from adaptive_dp.odometers.accumulators import (
     Accumulator,
     ApproxDPAccumulator,
     BasicAccumulator,
+    Exhausted,
     GDPAccumulator,
     RDPAccumulator,
     ZCDPAccumulator,
@@ -108,10 +111,17 @@ RuleOf = Callable[[Accumulator, Guarantee], Rule]
 
 
 def _oracle(accumulator: Accumulator, budget: Guarantee, spends: Sequence[Guarantee]) -> bool:
-    """H23-Lem2.19's indicator I(G(d_1, ..., d_k) <= d), G read on the whole list."""
+    """H23-Lem2.19's indicator I(G(d_1, ..., d_k) <= d), G read on the whole list; an exact
+    reading is compared with d in the lattice (exact comparisons), an enclosed one by the
+    accumulator's certified comparison."""
     state = accumulator.start()
     for spend in spends:
         state = state.add(spend)
+    reading = state.reading()
+    if isinstance(reading, Exhausted):
+        return False
+    if state.reading_ball() is None:
+        return within(reading, budget)
     return state.within(budget)
 
 
