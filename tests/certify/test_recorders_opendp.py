@@ -1,4 +1,5 @@
-"""OpenDP recorder: OpenDP 0.16 privacy-filter sessions written as transcripts and
+"""OpenDP recorder (AUD-FilterModels: the filter's spent is its privacy_loss(d_in), and a
+refusal is terminal): OpenDP 0.16 privacy-filter sessions written as transcripts and
 certified; expected decisions and verdicts computed here with exact Fractions of the floats
 OpenDP used, independently of the recorder and of the certify engine."""
 

@@ -3,7 +3,8 @@
 decisions monotone in each spend; incremental state equal to batch; the float fast path
 never on the unsafe side of the certified path. Ids: CS2080-PureDPFilter,
 CS2080-BasicComp, H23-ThmB.3, R23-Thm2, H23-Thm4.10, H23-Thm4.6, RRUV16-Filter, EXT-ST22,
-H23-Lem2.19."""
+H23-Lem2.19; W23-FilterDef / R23-Def3.1 (a rule is a stopping rule: its decisions are a
+function of the admitted parameters, incremental equal to batch)."""
 
 from __future__ import annotations
 

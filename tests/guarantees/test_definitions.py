@@ -1,7 +1,7 @@
 """Tests of the guarantee values (guarantees/definitions.py): CS2080-PureDP, R23-Def2.1
-(ApproxDP), W23-pDP (ProbabilisticDP), H23-Def4.4 (ZCDP), R23-Def2.4 (ApproxZCDP),
-H23-Def1.3 (RDP and RDPCurve), EXT-GDP (GDP): exact storage, validation at the
-boundary, immutability."""
+(ApproxDP, and W23-ConditionalDP), W23-pDP (ProbabilisticDP, and W23-ConditionalPDP),
+H23-Def4.4 (ZCDP), R23-Def2.4 (ApproxZCDP), H23-Def1.3 (RDP and RDPCurve), EXT-GDP (GDP):
+exact storage, validation at the boundary, immutability."""
 
 from __future__ import annotations
 
@@ -88,3 +88,26 @@ def test_values_are_frozen_and_picklable() -> None:
         g.epsilon = Fraction(1)  # type: ignore[misc]  # frozen on purpose
     assert pickle.loads(pickle.dumps(g)) == g
     assert hash(ZCDP("0.1")) == hash(ZCDP(Fraction(1, 10)))
+
+
+def test_conditional_dp_and_pdp_of_an_adaptive_pair() -> None:
+    """W23-ConditionalDP / W23-ConditionalPDP: two randomized-response answers on one
+    differing bit, the second's p chosen from the first answer y1 (3/4 after 0, 9/10
+    after 1). Given each prefix y1 (the same on both sides) the second answer is
+    ApproxDP(ln(p/(1-p)), 0) and ProbabilisticDP(ln(p/(1-p)), 0): hockey-stick and loss
+    tail from the exact conditional pmfs; at epsilon - 0.01 the hockey-stick is > 0."""
+    for y1, p in ((0, Fraction(3, 4)), (1, Fraction(9, 10))):
+        on_x = {0: p, 1: 1 - p}
+        on_x2 = {0: 1 - p, 1: p}
+        eps = math.nextafter(math.log(p / (1 - p)), math.inf)  # rounded up
+        dp, pdp = ApproxDP(eps, 0), ProbabilisticDP(eps, 0)
+
+        def hockey(e: float, on_x: dict[int, Fraction] = on_x,
+                   on_x2: dict[int, Fraction] = on_x2) -> float:
+            return sum(max(0.0, float(on_x[y]) - math.exp(e) * float(on_x2[y])) for y in (0, 1))
+
+        assert hockey(float(dp.epsilon)) <= float(dp.delta), y1
+        tail = sum(float(on_x[y]) for y in (0, 1)
+                   if math.log(on_x[y] / on_x2[y]) > float(pdp.epsilon) * (1 + 1e-12))
+        assert tail <= float(pdp.delta), y1
+        assert hockey(eps - 0.01) > 0.01 * float(1 - p), y1

@@ -1,4 +1,4 @@
-"""H23-Def2.4/Alg1, H23-Def2.5/Alg2, H23-Def2.7/Alg3, H23-Def2.9/Alg4,
+"""H23-Comp, H23-Def2.4/Alg1, H23-Def2.5/Alg2 with H23-Def2.6, H23-Def2.7/Alg3, H23-Def2.9/Alg4,
 H23-Def2.13/Alg6, H23-Def1.12, H23-Def2.10/Alg5 (readings A7, A8) and the
 H23-Lem2.19 construction (Lemma B.1's halting odometer, Algs 14 and 15).
 
@@ -18,7 +18,7 @@ from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.rdp import RDPFilter
 from adaptive_dp.guarantees.definitions import RDP, ZCDP, ApproxDP, PureDP
-from adaptive_dp.interactive.concurrent import ConComp, Query
+from adaptive_dp.interactive.concurrent import ConComp, Query, comp_distribution
 from adaptive_dp.interactive.filtered import HALTED, FiltCon, FiltNIM, FirstAnswer
 from adaptive_dp.interactive.interaction import (
     FunctionAdversary,
@@ -185,7 +185,7 @@ def _adaptive_filter_adversary() -> FunctionAdversary:
 
 @pytest.mark.parametrize("terminal", [True, False])
 def test_alg3_exact_view_within_budget(terminal: bool) -> None:
-    """H23-Def2.7 + Cor 3.5 on an exact example: the whole view of an adaptive,
+    """H23-Def2.7 / H23-Def2.8 + Cor 3.5 on an exact example: the whole view of an adaptive,
     interleaving adversary against the pure-DP sum filter with budget 3.5 is
     (3.5, 0)-DP, and not (3 ln 3 - 0.01, 0)-DP (the test has power)."""
     f = FiltCon(PureDPFilter("3.5"), terminal=terminal)
@@ -311,7 +311,8 @@ def test_lem219_views_coincide_with_shared_randomness(budget: str) -> None:
 
 def test_lem219_truncated_distribution_and_validity() -> None:
     """Exact: the truncated views of the basic-composition odometer at d = (3, 0) are
-    (3, 0)-DP (H23-Def2.11), and equal in distribution to the filter's views."""
+    (3, 0)-DP (H23-Def2.11; G-OdomCon is valid, H23-Def2.14), and equal in distribution
+    to the filter's views."""
     acc = BasicAccumulator()
     d = PureDP(3)
     adv = _odometer_adversary()
@@ -377,3 +378,63 @@ def test_gaussian_children_run() -> None:
     assert a is Refusal.INSUFFICIENT_BUDGET
     s, a = f.step(s, Query(2, (0, 2)), rng)
     assert isinstance(a, float)
+
+
+def test_comp_is_the_product_and_basic_composition_holds() -> None:
+    """H23-Comp: Comp(M_1, M_2)(x) is the product of the outputs' laws (hand-computed
+    here), equal to the answers of the non-adaptive Alg 2 run launching M_1 then M_2, and
+    (ln 3 + ln 2, 0)-DP but not (ln 3 + ln 2 - 0.01, 0)-DP."""
+    m1, m2 = FirstAnswer(RR, 0), FirstAnswer(RandomizedResponseIM(Fraction(2, 3)), 0)
+    d0 = comp_distribution((m1, m2), (0,))
+    d1 = comp_distribution((m1, m2), (1,))
+    q = {0: Fraction(3, 4), 1: Fraction(1, 4)}
+    r = {0: Fraction(2, 3), 1: Fraction(1, 3)}
+    assert d0 == {(a, b): q[a] * r[b] for a in (0, 1) for b in (0, 1)}
+    adv = ScriptedAdversary((Launch(m1, m1.guarantee), Launch(m2, m2.guarantee)))
+    views = view_distribution(adv, FiltNIM(PureDPFilter(10)), (0,))
+    answers: dict[tuple[object, ...], Fraction] = {}
+    for v, p in views.items():
+        answers[tuple(v[-2:])] = answers.get(tuple(v[-2:]), Fraction(0)) + p
+    assert answers == d0
+    eps = Fraction(float(mp.log(6)))
+    assert ApproxDPMeasure().holds(d0, d1, (eps + Fraction(1, 10**9), 0))
+    assert not ApproxDPMeasure().holds(d0, d1, (eps - Fraction(1, 100), 0))
+
+
+def _nim_adversary() -> FunctionAdversary:
+    """Launches noninteractive RR answers; the second parameter depends on the first
+    answer (ln 9 after a 1, ln 3 after a 0), then a third ln 3 launch."""
+    small, big = FirstAnswer(RR, 0), FirstAnswer(RandomizedResponseIM("0.9", 1), 0)
+
+    def policy(h: tuple[object, ...]) -> object:
+        n = len(h)
+        if n == 1:
+            return Launch(small, small.guarantee)
+        if n == 2:
+            return Launch(big, big.guarantee) if h[-1] == 1 else Launch(small, small.guarantee)
+        if n == 3:
+            return Launch(small, small.guarantee)
+        return Refusal.HALT
+
+    return FunctionAdversary(policy)
+
+
+def test_filt_nim_valid_filter_exact() -> None:
+    """H23-Def2.6: F(.; d)-Filt(NIM) of the pure-DP sum filter at d = (3.5, 0) is d-DP
+    on the exact views of an adaptive adversary, and not (3 ln 3 - 0.01, 0)-DP (power)."""
+    f = FiltNIM(PureDPFilter("3.5"))
+    d0 = view_distribution(_nim_adversary(), f, (0,))
+    d1 = view_distribution(_nim_adversary(), f, (1,))
+    assert ApproxDPMeasure().holds(d0, d1, (Fraction("3.5"), 0))
+    assert not ApproxDPMeasure().holds(d0, d1, (Fraction(3 * LN3) - Fraction(1, 100), 0))
+
+
+def test_odom_nim_valid_accumulator_exact() -> None:
+    """H23-Def2.12: the basic-composition accumulator's G-Odom(NIM) is a valid odometer:
+    its truncated views (H23-Def2.11) at d = (3.5, 0) are d-DP, and not
+    (3 ln 3 - 0.01, 0)-DP."""
+    d = PureDP("3.5")
+    t0 = truncated_view_distribution(_nim_adversary(), OdomNIM(BasicAccumulator()), (0,), d)
+    t1 = truncated_view_distribution(_nim_adversary(), OdomNIM(BasicAccumulator()), (1,), d)
+    assert ApproxDPMeasure().holds(t0, t1, (Fraction("3.5"), 0))
+    assert not ApproxDPMeasure().holds(t0, t1, (Fraction(3 * LN3) - Fraction(1, 100), 0))

@@ -1,8 +1,10 @@
 """H23-Thm3.4, H23-Cor3.5, H23-Thm3.6, H23-Thm4.6 with H23-Lem4.7, H23-Thm4.9,
 H23-Thm4.10, H23-Thm4.11 (liftings to concurrently composed interactive mechanisms),
 H23-F2 (the two-mechanism RDP filter) and H23-Def2.2 / H23-Lem2.3 (is_d_dp over a family
-of deterministic adversaries). Oracles: Rényi divergences and hockey-sticks of the exact
-view distributions, against the theorem's budget."""
+of deterministic adversaries; at delta = 0 CS2080-InteractiveDP). W23-FilterDef: the W23
+filter's stopped release is (epsilon, delta)-DP (test_cor35_w23_filter_exact). Oracles:
+Rényi divergences and hockey-sticks of the exact view distributions, against the
+theorem's budget."""
 
 from __future__ import annotations
 
@@ -162,8 +164,9 @@ def test_thm410_zcdp_filter_exact_grid() -> None:
 
 
 def test_cor35_w23_filter_exact() -> None:
-    """H23-Cor3.5 with the W23 filter (H23-ThmB.3, delta' = 0.1, budget 3.3: two of the
-    three children fit): exact views within (3.3, 0.1), and not within (1.5, 0)."""
+    """H23-Cor3.5 (H23-Thm1.20, NIM => IM) with the W23 filter (H23-ThmB.3, delta' = 0.1,
+    budget 3.3: two of the three children fit): exact views within (3.3, 0.1), and not
+    within (1.5, 0)."""
     rule = W23Filter("3.3", delta="0.1")
     children = [(RandomizedResponseIM("0.7", 1), PureDP("0.85")),
                 (RandomizedResponseIM("0.6", 2), PureDP("0.82")),
@@ -175,8 +178,9 @@ def test_cor35_w23_filter_exact() -> None:
 
 
 def test_thm34_fdp_view_exact() -> None:
-    """H23-Thm3.4 read in f-DP (H23-Def3.2): the exact views of the lifted W23 filter
-    have trade-off curves >= f_{3.3, 0.1} (H23-FEpsDelta), and not >= f_{1.5, 0}."""
+    """H23-Thm3.4 (H23-Thm1.21, NIM => IM) read in f-DP (H23-Def3.2): the exact views of
+    the lifted W23 filter have trade-off curves >= f_{3.3, 0.1} (H23-FEpsDelta), and not
+    >= f_{1.5, 0}."""
     def f_eps_delta(eps: float, delta: float) -> object:
         e = float(mp.e ** eps)
         return lambda a: max(0.0, 1 - delta - e * a, (1 - delta - a) / e)

@@ -261,6 +261,12 @@ def test_declared_within_through_the_lattice() -> None:
 
 
 def test_measures_poset() -> None:
+    """H23-RDPPoset ([0, inf], <=) and H23-FDPPoset (f1 <= f2 iff f1 >= f2 pointwise: a
+    larger trade-off function is less loss; f_{1, 0} >= f_{2, 0})."""
+    fdp = FDPMeasure()
+    assert fdp.leq(_f_eps_delta(1.0, 0.0), _f_eps_delta(2.0, 0.0))
+    assert not fdp.leq(_f_eps_delta(2.0, 0.0), _f_eps_delta(1.0, 0.0))
+    assert fdp.leq(_f_eps_delta(1.0, 0.0), _f_eps_delta(1.0, 0.1))
     m = ApproxDPMeasure()
     assert m.leq((1, 0), (1, 0)) and not m.leq((1, "0.1"), (2, 0))
     assert RDPMeasure(2).leq(1, 2) and not RDPMeasure(2).leq(3, 2)

@@ -149,7 +149,9 @@ def test_zcdp_ledger_condition() -> None:
 
 def test_exact_view_within_reconstructed_conclusion() -> None:
     """Exact: an interleaving adversary's view is within (eps + eps', delta + delta'' +
-    delta') and its loss really uses both systems (not within eps alone)."""
+    delta') and its loss really uses both systems (not within eps alone). The sequence
+    mixes approximate-zCDP and ex-post launches (R23-Def5.1); the zCDP system's view is
+    that of an R23-Def3.1 filter."""
     f = R23MixedFilter(_zcdp("3"), ExPostFilter("1.2", delta="0.01"), terminal=False)
     script = (Launch(RR, _zcdp_param()), Launch(EP, EP.guarantee), Query(1, 0),
               Launch(EP, EP.guarantee), Query(1, 0))

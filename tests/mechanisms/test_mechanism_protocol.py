@@ -79,3 +79,26 @@ def test_array_forms_broadcast_parameters() -> None:
 def test_array_forms_validate(call: object, error: type[Exception]) -> None:
     with pytest.raises(error):
         call()  # type: ignore[operator]  # the parametrised lambdas are callables
+
+
+def test_r23_sensitivity_of_a_histogram_exact() -> None:
+    """R23-Sensitivity: the histogram of 3 records over 3 bins, neighbours replacing one
+    record: one replacement moves one count down and another up, so Delta_1 = 2,
+    Delta_inf = 1 and Delta_2 = sqrt 2 (rounded up: the float is the smallest >= sqrt 2)."""
+    import itertools
+    import math
+
+    from adaptive_dp.mechanisms.base import sensitivity
+
+    def hist(x: tuple[int, ...]) -> list[int]:
+        return [x.count(b) for b in range(3)]
+
+    data = list(itertools.product(range(3), repeat=3))
+    pairs = [(x, y) for x in data for y in data
+             if sum(a != b for a, b in zip(x, y, strict=True)) == 1]
+    assert sensitivity(hist, pairs, 1) == 2
+    assert sensitivity(hist, pairs, "inf") == 1
+    root = sensitivity(hist, pairs, 2)
+    assert Fraction(root) ** 2 >= 2 > Fraction(math.nextafter(root, 0)) ** 2
+    mean = sensitivity(lambda x: [Fraction(sum(x), 3)], pairs, 1)  # exact 2/3, rounded up
+    assert Fraction(mean) >= Fraction(2, 3) > Fraction(math.nextafter(mean, 0))

@@ -1,6 +1,7 @@
-"""W23-StitchedOdometer-Corrected and W23-MixtureOdometer-Corrected: regression values
-(docs/derivations.md, section 2.10, recomputed here with mpmath), monotone readings, the
-delta'' cut-off at equality, the fast path never below the certified reading."""
+"""W23-StitchedOdometer-Corrected and W23-MixtureOdometer-Corrected (W23-OdometerDef):
+regression values (docs/derivations.md, section 2.10, recomputed here with mpmath),
+monotone readings, the delta'' cut-off at equality, the fast path never below the
+certified reading, an exact time-uniform crossing probability."""
 
 from __future__ import annotations
 
@@ -144,3 +145,35 @@ def test_private_hooks_reproduce_the_printed_forms() -> None:
     m = PrintedMixture(delta="2e-5", rho=1, delta_slack="1e-5").start().spend(PureDP("0.1"))
     ok = W23MixtureOdometer(delta="2e-5", rho=1, delta_slack="1e-5").start().spend(PureDP("0.1"))
     assert m.reading() < ok.reading()
+
+
+def test_time_uniform_crossing_exact_for_randomized_response() -> None:
+    """W23-OdometerDef / H23-Def1.17: P(exists n <= 400: L_n > U_n) <= delta for 400
+    randomized-response answers of epsilon = 0.5 on one differing bit (L_n = epsilon
+    (2 S_n - n), S_n ~ Bin(n, e^eps / (1 + e^eps))), computed exactly by dynamic
+    programming over S_n with absorption at the first crossing; the same bound without
+    the drift V_n / 2 is crossed with probability above 1/2 (the check has power)."""
+    eps, n_max, delta = 0.5, 400, 0.2
+    p = math.exp(eps) / (1 + math.exp(eps))
+    state = W23StitchedOdometer(delta=str(delta)).start()
+    alive = np.array([1.0])  # P(S_n = k, not yet crossed), k = 0..n
+    alive_nodrift = alive.copy()
+    crossed = crossed_nodrift = 0.0
+    for n in range(1, n_max + 1):
+        state = state.spend(PureDP(str(eps)))
+        bound = state.reading()
+        loss = eps * (2 * np.arange(n + 1) - n)
+        for name in ("drift", "nodrift"):
+            prev = alive if name == "drift" else alive_nodrift
+            now = np.zeros(n + 1)
+            now[:-1] += prev * (1 - p)
+            now[1:] += prev * p
+            over = loss > (bound if name == "drift" else bound - n * eps * eps / 2)
+            if name == "drift":
+                crossed += float(now[over].sum())
+                alive = np.where(over, 0.0, now)
+            else:
+                crossed_nodrift += float(now[over].sum())
+                alive_nodrift = np.where(over, 0.0, now)
+    assert crossed <= delta
+    assert crossed_nodrift > 0.5

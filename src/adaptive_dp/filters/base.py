@@ -91,7 +91,7 @@ class ContinuationRule(Protocol):
 
 
 class Rule(Ledger):
-    """Base class of the continuation rules: the theorem-specific parts.
+    """W23-FilterDef / R23-Def3.1: base class of the continuation rules (stopping rules).
 
     ``_admits`` is the certified condition on the sums *including* the proposed spend
     (the n+1 look-ahead of every theorem here); ``_decision_sums`` is a private hook

@@ -60,7 +60,7 @@ class PureDP:
 
 @dataclass(frozen=True, slots=True, init=False)
 class ApproxDP:
-    """R23-Def2.1 (= H23-Def1.1, CS2080-ApproxDP): (epsilon, delta)-DP.
+    """R23-Def2.1 / W23-ConditionalDP (= H23-Def1.1, CS2080-ApproxDP): (epsilon, delta)-DP.
 
     "Pr[M(x) in T] <= e^epsilon Pr[M(x') in T] + delta for all neighbours x, x' and
     sets T", with 0 <= delta < 1.
@@ -76,7 +76,7 @@ class ApproxDP:
 
 @dataclass(frozen=True, slots=True, init=False)
 class ProbabilisticDP:
-    """W23-pDP (seed 004): probabilistic DP.
+    """W23-pDP / W23-ConditionalPDP (seed 004): probabilistic DP.
 
     "sup over neighbours x ~ x' of P(L(x, x') > epsilon) <= delta", the loss taken
     over the mechanism's output on x. Implies, but is not equivalent to,

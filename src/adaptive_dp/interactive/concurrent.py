@@ -11,7 +11,7 @@ Indices j are 1-based as in the paper (:class:`Query`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -26,7 +26,7 @@ from adaptive_dp.interactive.mechanism import (
     checked_step,
 )
 
-__all__ = ["ChildCall", "Composite", "ConComp", "Query"]
+__all__ = ["ChildCall", "Composite", "ConComp", "Query", "comp_distribution"]
 
 ChildCall = Callable[[object, object, object], tuple[Transition, ...]]
 """Calls a child mechanism: ``call(mechanism, state, message)`` -> its outcomes (one
@@ -115,3 +115,19 @@ class ConComp(Composite):
                 for p, s_j, a in call(self.mechanisms[j], state.states[j], message.q)
             )
         return ((Fraction(1), state, Refusal.INVALID_QUERY),)
+
+
+def comp_distribution(
+    mechanisms: Sequence[object], x: object
+) -> dict[tuple[object, ...], Fraction]:
+    """H23-Comp: the exact distribution of Comp(M_1, ..., M_k)(x) = (M_1(x), ..., M_k(x)),
+    each finite noninteractive M_i (its answer to the initialization message, as
+    launched in Alg 2) run independently on its own coins."""
+    dist: dict[tuple[object, ...], Fraction] = {(): Fraction(1)}
+    for mech in mechanisms:
+        nxt: dict[tuple[object, ...], Fraction] = {}
+        for prefix, p in dist.items():
+            for q, _, a in exact_call(mech, x, LAMBDA):
+                nxt[(*prefix, a)] = nxt.get((*prefix, a), Fraction(0)) + p * q
+        dist = nxt
+    return dist

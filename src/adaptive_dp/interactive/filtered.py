@@ -116,7 +116,7 @@ def _declared(mechanism: object, parameter: Spend) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class FiltCon(Composite):
-    """H23-Def2.7 / Alg 3: F(.; d)-FiltCon(IM) for the continuation rule ``rule``
+    """H23-Def2.7 / H23-Def2.8 / Alg 3: F(.; d)-FiltCon(IM) for the continuation rule ``rule``
     (budget included), at most ``max_mechanisms`` launches (K; None is infinity).
     ``terminal`` chooses the reading of A6 (module docstring)."""
 
@@ -197,7 +197,7 @@ class FiltCon(Composite):
 
 @dataclass(frozen=True, slots=True)
 class FiltNIM(FiltCon):
-    """H23-Def2.5 / Alg 2: F(.; d)-Filt(NIM). A launch (M', d') of a noninteractive
+    """H23-Def2.5 / H23-Def2.6 / Alg 2: F(.; d)-Filt(NIM). A launch (M', d') of a noninteractive
     mechanism (e.g. :class:`FirstAnswer`) admitted by F returns "M_{k+1}(x; r_{k+1})";
     the state keeps only the parameters (A16 (iii)); there are no queries (j, q)."""
 

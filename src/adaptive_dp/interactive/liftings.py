@@ -63,10 +63,10 @@ def _refuse(owner: str, what: object) -> UnsupportedGuaranteeError:
 def concurrent_approx_filter(
     rule: Rule, *, max_mechanisms: int | None = None, terminal: bool = True
 ) -> FiltCon:
-    """H23-Cor3.5: "Every filter for noninteractive (epsilon, delta)-DP mechanisms is also
-    a concurrent filter of interactive (epsilon, delta)-DP mechanisms." ``rule`` must be
-    an (epsilon, delta) continuation rule (pure/basic, W23 = H23-ThmB.3, RRUV16, or the
-    H23-Lem2.19 filter of an (epsilon, delta) accumulator)."""
+    """H23-Cor3.5 / H23-Thm1.20: "Every filter for noninteractive (epsilon, delta)-DP
+    mechanisms is also a concurrent filter of interactive (epsilon, delta)-DP mechanisms."
+    ``rule`` must be an (epsilon, delta) continuation rule (pure/basic, W23 = H23-ThmB.3,
+    RRUV16, or the H23-Lem2.19 filter of an (epsilon, delta) accumulator)."""
     if not _is_approx(rule):
         raise _refuse("H23-Cor3.5", rule)
     return FiltCon(rule, max_mechanisms, terminal)
@@ -75,7 +75,7 @@ def concurrent_approx_filter(
 def concurrent_fdp_filter(
     rule: Rule, *, max_mechanisms: int | None = None, terminal: bool = True
 ) -> FiltCon:
-    """H23-Thm3.4: "Suppose F is a valid f-DP continuation rule for noninteractive
+    """H23-Thm3.4 / H23-Thm1.21: "Suppose F is a valid f-DP continuation rule for noninteractive
     mechanisms. Then F is a valid f-DP continuation rule for interactive mechanisms with
     finite communication." ``rule``: an f-DP rule: the GDP filter (EXT-ST22, mu-GDP is
     G_mu-DP) or an (epsilon, delta) rule (f_{epsilon, delta}, H23-FEpsDelta)."""
@@ -102,7 +102,7 @@ def concurrent_rdp_filter(
     max_mechanisms: int | None = None,
     terminal: bool = True,
 ) -> FiltCon:
-    """H23-Lem4.7 (with H23-Thm4.6, its K -> infinity limit; H23-F2 for K = 2): at a
+    """H23-Lem4.7 / H23-F2 (with H23-Thm4.6, its K -> infinity limit; F2 is K = 2): at a
     fixed order alpha > 1, F_K(epsilon_1, ..., epsilon_k; epsilon) = "I(sum_{i<=k}
     epsilon_i <= epsilon) if k <= K, 0 otherwise" is a valid RDP_alpha IM-filter;
     ``max_mechanisms`` = K (None: Thm 4.6's unbounded "I(sum_i epsilon_i <= epsilon)")."""

@@ -61,7 +61,7 @@ class _OdomState:
 
 @dataclass(frozen=True, slots=True)
 class OdomCon(Composite):
-    """H23-Def2.13 / Alg 6: G-OdomCon(IM) for the accumulator ``accumulator``."""
+    """H23-Def2.13 / H23-Def2.14 / Alg 6: G-OdomCon(IM) for the accumulator ``accumulator``."""
 
     accumulator: Accumulator
 
@@ -126,7 +126,7 @@ class OdomCon(Composite):
 
 @dataclass(frozen=True, slots=True)
 class OdomNIM(OdomCon):
-    """H23-Def2.9 / Alg 4: G-Odom(NIM): launches of noninteractive mechanisms return
+    """H23-Def2.9 / H23-Def2.12 / Alg 4: G-Odom(NIM): launches of noninteractive mechanisms return
     their output; the state keeps the parameters only; no queries (j, q)."""
 
     INTERACTIVE = False

@@ -165,7 +165,7 @@ class ApproxDPMeasure:
 
 @dataclass(frozen=True, slots=True, init=False)
 class RDPMeasure:
-    """H23-Def1.3 at a fixed order alpha > 1 (H23 "RDP as D DP"): poset ([0, inf], <=),
+    """H23-RDPPoset / H23-Def1.3 at a fixed order alpha > 1 ("RDP as D DP"): ([0, inf], <=),
     D = D_alpha, checked in both orders of the pair (neighbouring is symmetric)."""
 
     alpha: Fraction
@@ -229,7 +229,7 @@ def is_d_dp(
     *,
     max_rounds: int = 64,
 ) -> bool:
-    """H23-Def2.2 (with H23-Lem2.3): M is d-D DP iff "D(View(A <-> M(x)),
+    """H23-Def2.2 / CS2080-InteractiveDP (with H23-Lem2.3): M is d-D DP iff "D(View(A <-> M(x)),
     View(A <-> M(x'))) <= d" for every adversary and neighbours; by Lem 2.3 deterministic
     adversaries suffice. Checked exactly (enumeration of a finite mechanism's views) for
     the given deterministic ``adversaries`` and neighbouring ``pairs``: a necessary
@@ -282,7 +282,7 @@ def tradeoff_at(points: tuple[tuple[Fraction, Fraction], ...], alpha: Fraction) 
 
 @dataclass(frozen=True, slots=True)
 class FDPMeasure:
-    """H23-Def3.2 as a generalized distance (H23 "f-DP as D DP"): trade-off functions
+    """H23-Def3.2 / H23-FDPPoset as a generalized distance (H23 "f-DP as D DP"): trade-off functions
     ordered by f1 <= f2 iff f1(alpha) >= f2(alpha) for all alpha ("a larger trade-off
     function means less privacy loss"), checked on ``grid``; D(P, Q) <= f iff
     T(P, Q) >= f, in both orders of the pair. For a convex f it suffices to compare at

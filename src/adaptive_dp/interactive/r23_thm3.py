@@ -116,7 +116,7 @@ class _MixedState:
 
 @dataclass(frozen=True, slots=True, init=False)
 class R23MixedFilter(Composite):
-    """R23-Thm3: the zCDP system (R23-Thm2 with (epsilon, delta, delta'')) and the
+    """R23-Thm3 / R23-Def5.1: the zCDP system (R23-Thm2 with (epsilon, delta, delta'')) and the
     ex-post system (R23-Lem5.2 with (epsilon', delta')) concurrently composed."""
 
     zcdp_rule: ZCDPFilter

@@ -51,7 +51,7 @@ def truncated_view(
     *,
     max_rounds: int = 10_000,
 ) -> View:
-    """H23-Def2.10 / Alg 5: Trunc_d(View(A <-> O(x))), reading A7/A8 (module doc)."""
+    """H23-Def2.10 / H23-Def2.11 / Alg 5: Trunc_d(View(A <-> O(x))), reading A7/A8."""
     s_m: object = x
     s_a: object = LAMBDA
     message: object = LAMBDA

@@ -8,16 +8,20 @@ A mechanism declares its densities (``logpdf``), a sampler and its fixed guarant
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.errors import NegativeParameterError, NonFiniteError, ParameterError
 from adaptive_dp.guarantees.definitions import Guarantee
+from adaptive_dp.numerics import ExactLike, arb_of, ball_upper, enclose, exact, round_up
 
-__all__ = ["Mechanism", "bit_array", "nonnegative_array", "positive_array"]
+__all__ = ["Mechanism", "bit_array", "nonnegative_array", "positive_array", "sensitivity"]
+
+X = TypeVar("X")
 
 
 @runtime_checkable
@@ -78,3 +82,26 @@ def bit_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     if not np.all((arr == 0) | (arr == 1)):
         raise ParameterError(name, value, "bits 0 or 1")
     return arr
+
+
+def sensitivity(
+    f: Callable[[X], Sequence[ExactLike]],
+    neighbours: Iterable[tuple[X, X]],
+    p: Literal[1, 2, "inf"] = 1,
+) -> float:
+    """R23-Sensitivity: "Delta_p(f) := max over x ~ x' of ||f(x) - f(x')||_p" over the
+    given neighbouring pairs (all of them, for the global sensitivity), computed exactly
+    from the exact values of f and rounded UP (a declared sensitivity never below it)."""
+    worst = Fraction(0)
+    for x, x2 in neighbours:
+        gaps = [abs(exact(a) - exact(b)) for a, b in zip(f(x), f(x2), strict=True)]
+        if p == 1:
+            norm = sum(gaps, Fraction(0))
+        elif p == "inf":
+            norm = max(gaps, default=Fraction(0))
+        else:
+            norm = sum((g * g for g in gaps), Fraction(0))  # squared; root taken at the end
+        worst = max(worst, norm)
+    if p == 2:
+        return ball_upper(enclose(lambda: arb_of(worst).sqrt()))
+    return round_up(worst)

@@ -118,7 +118,7 @@ def _exact(value: Parameter) -> Recorded:
 
 
 class OpenDPFilterRecorder:
-    """One OpenDP privacy-filter session and its transcript.
+    """AUD-FilterModels: one OpenDP privacy-filter session and its transcript.
 
     ``measure``: a key of :data:`MEASURES`; ``budget``: OpenDP's ``d_out`` (a float, or an
     (epsilon, delta) pair of floats for ``approximate-max-divergence``); ``d_in``: the
