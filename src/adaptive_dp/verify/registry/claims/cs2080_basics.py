@@ -9,7 +9,9 @@ the two neighbours, computed here independently of the object under test.
   i mod 3); the table is built by enumerating Z, the loss from the closed-form pmf (tails
   alpha^k / (1 + alpha) at the clamps). delta = 0: every loss <= the check's epsilon.
 - ``CS2080-PointwiseCheck/asymmetric``: two datasets, pmfs (0.9, 0.1) and (0.6, 0.4).
-  Twin ``one-direction`` (here: claimed log 1.5, true max loss log 4 in the order x').
+  Both claims carry the twin ``one-direction``, run in this asymmetric scenario (claimed
+  log 1.5, true max loss log 4 in the order x'); on the symmetric clamped geometric a
+  one-directional check happens to be exact.
 - ``CS2080-PostProcessing/coarsened-geometric``: f(y) = y // 2 of the clamped geometric;
   the released pmf is the base pmf pushed through the released map (exact enumeration).
   Twin ``reads-dataset`` (f(y) + c: loss 3 eps = 3/2 in the interior, and +inf at a
