@@ -1,8 +1,9 @@
 """Composition theorems for pure and approximate DP.
 
 Spec ids: CS2080-BasicComp (and the (epsilon, delta) version on the CS2080-ApproxDP
-slide), CS2080-AdvComp (with the exact DRV10 constants), EXT-KOV15 (optimal homogeneous
-composition, Kairouz-Oh-Viswanath). Certified with ``arb``, rounded toward more loss.
+slide), CS2080-ParallelComp (disjoint parts of the dataset), CS2080-AdvComp (with the
+exact DRV10 constants), EXT-KOV15 (optimal homogeneous composition, Kairouz-Oh-Viswanath).
+Certified with ``arb``, rounded toward more loss.
 
 Method labels: ``"basic"``, ``"advanced"``, ``"kov15"``.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "compose_advanced",
     "compose_basic",
     "compose_kov",
+    "compose_parallel",
     "kov_delta_ball",
     "positive_count",
 ]
@@ -65,6 +67,23 @@ def compose_basic(guarantees: Iterable[PureDP | ApproxDP]) -> PureDP | ApproxDP:
         return PureDP(epsilon)
     delta = sum((d for _, d in pairs), Fraction(0))
     return ApproxDP(epsilon, exact_delta(delta, "sum of deltas"))
+
+
+def compose_parallel(guarantees: Iterable[PureDP | ApproxDP]) -> PureDP | ApproxDP:
+    """CS2080-ParallelComp: mechanisms applied to disjoint subsets of the dataset give
+    "(max_j epsilon_j)-DP" (slide DP histograms, proof 1); (epsilon_j, delta_j)-DP parts
+    give (max_j epsilon_j, max_j delta_j)-DP.
+
+    Neighbours differ in one record (add/remove), which lies in at most one part, so only
+    that part's release changes law. Exact maxima; all ``PureDP`` (or an empty sequence,
+    which releases nothing: 0-DP) gives ``PureDP``.
+    """
+    items = list(guarantees)
+    pairs = [require(g, Measure.APPROX, name=f"guarantees[{i}]") for i, g in enumerate(items)]
+    epsilon = max((e for e, _ in pairs), default=Fraction(0))
+    if all(isinstance(g, PureDP) for g in items):
+        return PureDP(epsilon)
+    return ApproxDP(epsilon, max(d for _, d in pairs))
 
 
 def compose_advanced(
