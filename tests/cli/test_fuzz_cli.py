@@ -197,6 +197,8 @@ def _check(argv: list[str], stdin: str) -> None:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and "error" in lines[0], shown
         assert lines[0].startswith("adaptive-dp"), shown
+        named = [a for a in argv if "/" in a] + ["--", "line ", "argument"]
+        assert any(n in lines[0] for n in named), f"names no flag or line: {shown}"
 
 
 @pytest.fixture(scope="module")

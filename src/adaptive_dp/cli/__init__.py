@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn, Protocol, cast
 
 from adaptive_dp import __version__
-from adaptive_dp.errors import AdaptiveDPError
+from adaptive_dp.errors import AdaptiveDPError, ParameterError, ParameterTypeError
 
 __all__ = ["Subcommand", "UsageError", "build_parser", "main"]
 
@@ -77,8 +77,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args._run(args)
     except (UsageError, AdaptiveDPError) as error:
-        sys.stderr.write(f"adaptive-dp {args.command}: error: {error}\n")
+        given = list(sys.argv[1:] if argv is None else argv)
+        sys.stderr.write(f"adaptive-dp {args.command}: error: {_in_flags(error, given)}\n")
         return 2
     except BrokenPipeError:
         return 0
     return code
+
+
+def _in_flags(error: Exception, argv: list[str]) -> str:
+    """The error in the user's vocabulary: a bad library parameter whose flag the user gave
+    is named by that flag and the text written after it (``--rho nan: expected a finite
+    number``); any other error as it is."""
+    if isinstance(error, (ParameterError, ParameterTypeError)):
+        flag = "--" + error.name.replace("_", "-")
+        for i, token in enumerate(argv):
+            if token == flag and i + 1 < len(argv):
+                return f"{flag} {argv[i + 1]}: expected {error.allowed}"
+            if token.startswith(flag + "="):
+                return f"{flag} {token[len(flag) + 1:]}: expected {error.allowed}"
+    return str(error)
