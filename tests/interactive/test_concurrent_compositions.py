@@ -25,8 +25,8 @@ from adaptive_dp.verify.judge.estimators import hockey_stick_terms
 from adaptive_dp.verify.registry.claims.concurrent import (
     AdaptiveInterleaving,
     Child,
-    GaussianChildren,
     GDPCharged,
+    OneKind,
     RDPCharged,
 )
 from adaptive_dp.verify.registry.claims.interactive import LaunchAllThenQuery
@@ -120,7 +120,7 @@ def test_thm18_twin_true_delta() -> None:
 
 def _admitted(compositor: GDPCharged | RDPCharged | GDPChargeAnsweredOnly
               | RDPChargeAnsweredOnly, gaussian: bool) -> np.ndarray:
-    adversary = GaussianChildren(LaunchAllThenQuery()) if gaussian else LaunchAllThenQuery()
+    adversary = OneKind(LaunchAllThenQuery()) if gaussian else LaunchAllThenQuery()
     return compositor.run(adversary, 64, np.random.default_rng(0)).launched
 
 
@@ -138,7 +138,7 @@ def test_charged_compositors_admit_what_the_budget_allows() -> None:
 def test_gaussian_children_view_is_exactly_gdp() -> None:
     """H23-Thm3.4's budget-hugging view: four Gaussian children of mu_c = 1/2, all answers
     released, is N(1/2, 1) vs N(-1/2, 1) in loss: mean 1/2, variance 1."""
-    loss = GDPCharged(GDPFilter(1), 12).run(GaussianChildren(LaunchAllThenQuery()), 50_000,
+    loss = GDPCharged(GDPFilter(1), 12).run(OneKind(LaunchAllThenQuery()), 50_000,
                                             np.random.default_rng(2)).loss
     assert abs(loss.mean() - 0.5) < 0.03
     assert abs(loss.var() - 1.0) < 0.05

@@ -27,6 +27,27 @@ at the claimed epsilon against the claimed delta, both orders.
 - ``H23-Thm4.3/adaptive-interleaving``: four Gaussian children at order alpha = 4 with
   RDP epsilons alpha rho_c (rho_c 1/8, 1/8, 1/16, 3/16; answers 2, 1, 2, 1), claimed
   ``compose_rdp`` converted by EXT-BBGHS20 at delta = 0.05 / 1e-3. Twin ``max-not-sum``.
+Lifted filters (F(.; d)-FiltCon(IM) run by
+:class:`~adaptive_dp.verify.judge.batch.BatchConcurrentFilter` with the adversaries of
+:mod:`.interactive`: 12 launch requests before any query ("budget-hugging"), or launches
+interleaved with queries, rho_c 1/8 or 1/4 by the last answer, stopping once the loss
+exceeds 1 ("stop-at-worst")); the rule is the one the lifting returns. Twin
+``charge-answered-only`` (a child charged per answered query), in the budget-hugging
+scenario, for each:
+
+- ``H23-Thm3.4/{budget-hugging, stop-at-worst}``: ``concurrent_fdp_filter(GDPFilter(1))``,
+  Gaussian children of rho_c = 1/8 charged mu_c = sqrt(2 rho_c) (:class:`GDPCharged`);
+  claimed EXT-DRS19's (epsilon, delta) of 1-GDP at delta = 0.05 / 1e-3 (exactly the
+  hockey-stick of the budget-hugging view).
+- ``H23-Thm3.6/{budget-hugging, stop-at-worst}``: the H23-Thm3.8 accumulator returned by
+  ``concurrent_fdp_odometer``, truncated at (2, delta) (H23-Lem2.19), randomized-response
+  children in the pure-DP mode (60 launches of eps_c = 0.1, 50 admitted; or the
+  interleaved adversary's eps_c 1/8 or 1/4 over 3 answers); hockey-stick at 2 against
+  delta. The twin runs 40 launches of eps_c = 0.3 (all admitted: true delta about 0.29).
+- ``H23-Lem4.7/budget-hugging`` (K = 12, the sum binds) and ``/stop-at-worst`` (K = 3, the
+  cap binds): ``concurrent_rdp_filter(4, 2, max_mechanisms=K)``, children of rho_c charged
+  their RDP epsilon 4 rho_c (:class:`RDPCharged`); claimed EXT-BBGHS20 of (4, 2)-RDP.
+
 - ``H23-Lem2.3/random-games``: one random finite game per path (3 rounds, 2 queries, 2
   answers, every answer distribution under x and x' uniform on the simplex, epsilon
   uniform on [0, 1]); a randomized adversary mixes the best strategy tree with weight
@@ -105,7 +126,7 @@ __all__ = [
     "AdaptiveInterleaving",
     "Child",
     "GDPCharged",
-    "GaussianChildren",
+    "OneKind",
     "RDPCharged",
 ]
 
@@ -271,10 +292,12 @@ class RDPCharged(BatchConcurrentFilter):
 
 
 @dataclass(frozen=True, slots=True)
-class GaussianChildren:
-    """``inner``'s moves with every launched child Gaussian (GDP claims)."""
+class OneKind:
+    """``inner``'s moves with every launched child of ``kind`` (Gaussian for the GDP
+    claims; randomized response for the pure-DP mode, where ``rho`` carries eps_c)."""
 
     inner: LaunchAllThenQuery | InterleavedStopAtWorst
+    kind: int = GAUSSIAN
 
     @property
     def horizon(self) -> int:
@@ -282,10 +305,10 @@ class GaussianChildren:
 
     def choose(self, view: BatchChildView, rng: np.random.Generator) -> BatchMove:
         m = self.inner.choose(view, rng)
-        return BatchMove(m.launch, np.full_like(m.kind, GAUSSIAN), m.rho, m.rounds, m.child)
+        return BatchMove(m.launch, np.full_like(m.kind, self.kind), m.rho, m.rounds, m.child)
 
 
-_Adversary = LaunchAllThenQuery | InterleavedStopAtWorst | PureLaunchAllThenQuery | GaussianChildren
+_Adversary = LaunchAllThenQuery | InterleavedStopAtWorst | PureLaunchAllThenQuery | OneKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +331,7 @@ def _gdp(compositor: type[BatchConcurrentFilter],
     rule = _rule(concurrent_fdp_filter(GDPFilter(1)))
     result = gdp_to_dp(GDP(1), delta)
     return _hockey(float(result.epsilon), float(result.delta),
-                   _Filtered(compositor(rule, 12), GaussianChildren(inner)),
+                   _Filtered(compositor(rule, 12), OneKind(inner)),
                    f"GDP filter mu=1 lifted (H23-Thm3.4); Gaussian children of mu_c=1/2 "
                    f"(rho_c=1/8); {note}; delta={float(delta)}")
 
@@ -328,15 +351,23 @@ def _lem47(compositor: type[RDPCharged | RDPChargeAnsweredOnly], cap: int,
                    f"4 rho_c; {note}; delta={float(delta)}")
 
 
-def _thm36(compositor: type[BatchConcurrentFilter], profile: str) -> Setup:
+def _thm36(compositor: type[BatchConcurrentFilter], adversary: PureLaunchAllThenQuery | OneKind,
+           profile: str, note: str) -> Setup:
     delta = Fraction(profile_delta(profile, 0.05))
     accumulator = concurrent_fdp_odometer(ApproxDPAccumulator(delta=delta)).accumulator
     rule = AccumulatorFilter(accumulator, ApproxDP(2, delta))
-    return _hockey(2.0, float(delta),
-                   _Filtered(compositor(rule, 40, "epsilon"),
-                             PureLaunchAllThenQuery(launches=40, epsilon=0.3)),
-                   f"H23-Thm3.8 accumulator lifted (H23-Thm3.6), truncated at (2, delta): 40 "
-                   f"RR launches of eps_c=0.3 before any query; delta={float(delta)}")
+    return _hockey(2.0, float(delta), _Filtered(compositor(rule, 60, "epsilon"), adversary),
+                   f"H23-Thm3.8 accumulator lifted (H23-Thm3.6), truncated at (2, delta): "
+                   f"{note}; delta={float(delta)}")
+
+
+_PURE_HUG = PureLaunchAllThenQuery(launches=60, epsilon=0.1)
+_PURE_HUG_NOTE = "60 RR launches of eps_c=0.1 before any query (50 admitted)"
+_PURE_TWIN = PureLaunchAllThenQuery(launches=40, epsilon=0.3)
+_PURE_TWIN_NOTE = "40 RR launches of eps_c=0.3 before any query (all admitted by the twin)"
+_PURE_STOP = OneKind(InterleavedStopAtWorst(launches=12), RANDOMIZED_RESPONSE)
+_PURE_STOP_NOTE = ("RR launches interleaved with queries, eps_c 1/8 or 1/4 (3 answers) by the "
+                   "last answer, stop when L > 1")
 
 
 _TOL = 1e-9
@@ -389,9 +420,15 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm3.6", "budget-hugging", Quantity.HOCKEY_STICK,
           "the H23-Thm3.8 accumulator lifted to interactive RR children: the view truncated "
           "at (epsilon, delta) is (epsilon, delta)-DP",
-          lambda p: _thm36(BatchConcurrentFilter, p),
+          lambda p: _thm36(BatchConcurrentFilter, _PURE_HUG, p, _PURE_HUG_NOTE),
           (Twin("charge-answered-only", _CHARGE,
-                lambda p: _thm36(ChargeAnsweredOnly, "quick")),)),
+                lambda p: _thm36(ChargeAnsweredOnly, _PURE_TWIN, "quick", _PURE_TWIN_NOTE)),)),
+    Claim("H23-Thm3.6", "stop-at-worst", Quantity.HOCKEY_STICK,
+          "the lifted H23-Thm3.8 accumulator under adaptive parameters and stopping at the "
+          "worst moment",
+          lambda p: _thm36(BatchConcurrentFilter, _PURE_STOP, p, _PURE_STOP_NOTE),
+          (Twin("charge-answered-only", _CHARGE,
+                lambda p: _thm36(ChargeAnsweredOnly, _PURE_TWIN, "quick", _PURE_TWIN_NOTE)),)),
     Claim("H23-Lem4.7", "budget-hugging", Quantity.HOCKEY_STICK,
           "the RDP filter capped at K = 12 (the sum binds) on interleaved Gaussian and RR "
           "children is epsilon-RDP_alpha",
