@@ -8,6 +8,7 @@ worked out by hand from the rules' budgets."""
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import mpmath as mp
@@ -21,8 +22,10 @@ from adaptive_dp.guarantees.composition import compose_kov
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, ApproxZCDP, PureDP
 from adaptive_dp.interactive.adversary import GAUSSIAN, RANDOMIZED_RESPONSE
 from adaptive_dp.interactive.concurrent import concurrent_approx_dp, concurrent_zcdp
+from adaptive_dp.loss import gaussian_hockey_stick
 from adaptive_dp.verify.judge.estimators import hockey_stick_terms
 from adaptive_dp.verify.registry.claims.concurrent import (
+    CLAIMS,
     AdaptiveInterleaving,
     Child,
     GDPCharged,
@@ -142,3 +145,18 @@ def test_gaussian_children_view_is_exactly_gdp() -> None:
                                             np.random.default_rng(2)).loss
     assert abs(loss.mean() - 0.5) < 0.03
     assert abs(loss.var() - 1.0) < 0.05
+
+
+def test_gaussian_twins_true_delta_and_thm34_tightness() -> None:
+    """Exact witnesses from the Gaussian loss oracle (the views' losses are N(mu^2/2, mu^2)):
+    H23-Thm4.3's max-not-sum twin (total rho 1/2, mu = 1) and H23-Thm3.4's
+    charge-answered-only twin (12 children of mu_c = 1/2, mu = sqrt 3) have true delta at
+    least twice 0.05 at their epsilon; H23-Thm3.4's valid claim (mu = 1) is exact."""
+    by_id = {c.id: c for c in CLAIMS}
+    thm43_twin = by_id["H23-Thm4.3/adaptive-interleaving"].twins[0].build("quick")
+    assert gaussian_hockey_stick(1.0, thm43_twin.epsilon) >= 2 * thm43_twin.claimed
+    thm34 = by_id["H23-Thm3.4/budget-hugging"]
+    twin = thm34.twins[0].build("quick")
+    assert gaussian_hockey_stick(math.sqrt(3), twin.epsilon) >= 2 * twin.claimed
+    valid = thm34.build("quick")
+    assert abs(gaussian_hockey_stick(1.0, valid.epsilon) - valid.claimed) < 1e-9
