@@ -27,6 +27,7 @@ at the claimed epsilon against the claimed delta, both orders.
 - ``H23-Thm4.3/adaptive-interleaving``: four Gaussian children at order alpha = 4 with
   RDP epsilons alpha rho_c (rho_c 1/8, 1/8, 1/16, 3/16; answers 2, 1, 2, 1), claimed
   ``compose_rdp`` converted by EXT-BBGHS20 at delta = 0.05 / 1e-3. Twin ``max-not-sum``.
+
 Lifted filters (F(.; d)-FiltCon(IM) run by
 :class:`~adaptive_dp.verify.judge.batch.BatchConcurrentFilter` with the adversaries of
 :mod:`.interactive`: 12 launch requests before any query ("budget-hugging"), or launches
@@ -47,6 +48,8 @@ scenario, for each:
 - ``H23-Lem4.7/budget-hugging`` (K = 12, the sum binds) and ``/stop-at-worst`` (K = 3, the
   cap binds): ``concurrent_rdp_filter(4, 2, max_mechanisms=K)``, children of rho_c charged
   their RDP epsilon 4 rho_c (:class:`RDPCharged`); claimed EXT-BBGHS20 of (4, 2)-RDP.
+
+Deterministic adversaries (exact enumeration, :mod:`adaptive_dp.interactive.games`):
 
 - ``H23-Lem2.3/random-games``: one random finite game per path (3 rounds, 2 queries, 2
   answers, every answer distribution under x and x' uniform on the simplex, epsilon
