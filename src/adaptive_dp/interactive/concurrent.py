@@ -1,5 +1,7 @@
 """H23-Def2.4 / Alg1 (Vadhan-Wang): concurrent composition of interactive mechanisms,
-and the composite-mechanism base shared by Algs 1-7.
+and the composite-mechanism base shared by Algs 1-7; the guarantees of ConComp with
+parameters fixed in advance (H23-Thm1.8 = R23-Thm1, H23-Thm4.5; H23-Thm4.3 is
+:func:`adaptive_dp.guarantees.rdp.compose_rdp`).
 
 Alg 1: "if m is of the form (j, q), j in {1..k}, q a query to M_j: (s_j', m') <-
 M_j(s_j, q); s' <- (x, [(M_1, s_1), ..., (M_j, s_j'), ..., (M_k, s_k)]); else if m cannot
@@ -11,12 +13,16 @@ Indices j are 1-based as in the paper (:class:`Query`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
+from adaptive_dp.errors import UnsupportedGuaranteeError
+from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, PureDP
+from adaptive_dp.guarantees.optimal import compose_optimal
+from adaptive_dp.guarantees.zcdp import compose_zcdp
 from adaptive_dp.interactive.mechanism import (
     LAMBDA,
     FiniteInteractiveMechanism,
@@ -25,8 +31,17 @@ from adaptive_dp.interactive.mechanism import (
     Transition,
     checked_step,
 )
+from adaptive_dp.numerics import ExactLike
 
-__all__ = ["ChildCall", "Composite", "ConComp", "Query", "comp_distribution"]
+__all__ = [
+    "ChildCall",
+    "Composite",
+    "ConComp",
+    "Query",
+    "comp_distribution",
+    "concurrent_approx_dp",
+    "concurrent_zcdp",
+]
 
 ChildCall = Callable[[object, object, object], tuple[Transition, ...]]
 """Calls a child mechanism: ``call(mechanism, state, message)`` -> its outcomes (one
@@ -131,3 +146,30 @@ def comp_distribution(
                 nxt[(*prefix, a)] = nxt.get((*prefix, a), Fraction(0)) + p * q
         dist = nxt
     return dist
+
+
+def concurrent_approx_dp(
+    guarantees: Sequence[PureDP | ApproxDP], delta_total: ExactLike
+) -> ApproxDP:
+    """H23-Thm1.8 / R23-Thm1 (Lyu; Vadhan-Zhang): "if every composition Comp(M_1, ...,
+    M_k) of noninteractive (epsilon_i, delta_i)-DP mechanisms is (epsilon, delta)-DP,
+    then ConComp(M_1, ..., M_k) of interactive (epsilon_i, delta_i)-DP mechanisms is
+    (epsilon, delta)-DP". The (epsilon, delta) returned is the optimal noninteractive one
+    (EXT-MV16, :func:`~adaptive_dp.guarantees.optimal.compose_optimal`): the smallest
+    epsilon with delta(epsilon) <= ``delta_total``, parameters fixed in advance."""
+    return compose_optimal(guarantees, delta_total)
+
+
+def concurrent_zcdp(guarantees: Iterable[ZCDP]) -> ZCDP:
+    """H23-Thm4.5 (Lyu): for interactive rho_i-zCDP mechanisms (parameters fixed in
+    advance), "ConComp(M_1, ..., M_k) is sum_i rho_i-zCDP" (exact sum, R23-Lem2.4's
+    arithmetic). Approximate zCDP is refused (``UnsupportedGuaranteeError``): its
+    concurrent composition is open (H23 section 4)."""
+    items = list(guarantees)
+    for g in items:
+        if type(g) is not ZCDP:
+            raise UnsupportedGuaranteeError(
+                f"H23-Thm4.5 composes plain rho-zCDP guarantees only, not {type(g).__name__}")
+    total = compose_zcdp(items)
+    assert isinstance(total, ZCDP)
+    return total
