@@ -1,4 +1,5 @@
-"""Ville, normal-mixture and stitched boundaries for the R23-Eq2 e-value products."""
+"""Ville, normal-mixture (EXT-HRMS21NormalMixture) and stitched (EXT-HRMS21Stitching)
+boundaries for the R23-Eq2 e-value products."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from adaptive_dp.errors import ParameterError
 from adaptive_dp.evalues.boundaries import (
     Boundary,
+    HowardStitching,
     NormalMixtureBoundary,
     StitchedBoundary,
     VilleBoundary,
@@ -81,3 +83,57 @@ def test_time_uniform_crossing_probability(bd: Boundary) -> None:
     k = int(crossed.sum())
     lower, _ = clopper_pearson(k, paths)
     assert lower <= float(bd.delta)
+
+
+def _howard_closed_form(v: mpmath.mpf, m: mpmath.mpf, delta: mpmath.mpf) -> mpmath.mpf:
+    """EXT-HRMS21Stitching at eta = 2, s = 1.4, written out independently in mpmath."""
+    eta, s = mpmath.mpf(2), mpmath.mpf("1.4")
+    k1 = (eta ** mpmath.mpf("0.25") + eta ** mpmath.mpf("-0.25")) / mpmath.sqrt(2)
+    ell = s * mpmath.log(mpmath.log(eta * v / m)) + mpmath.log(
+        mpmath.zeta(s) / (delta * mpmath.log(eta) ** s))
+    return k1 * mpmath.sqrt(v * ell)
+
+
+@pytest.mark.parametrize("v", ["0.3", "0.7", "5", "1234.5"])
+def test_howard_stitching_exact_form(v: str) -> None:
+    """EXT-HRMS21Stitching: the certified value encloses k_1 sqrt(V l(V)); the float path is
+    at or above it and within 1e-11."""
+    bd = HowardStitching(delta="0.05", eta=2, s="1.4", form="exact")
+    start = Fraction(3, 10)
+    with mpmath.workdps(30):
+        expected = _howard_closed_form(mpmath.mpf(v), mpmath.mpf("0.3"), mpmath.mpf("0.05"))
+        ball = bd.threshold(Fraction(v), start)
+        assert mpmath.mpf(ball_lower(ball)) <= expected <= mpmath.mpf(ball_upper(ball))
+        f = float(bd.threshold_float(float(Fraction(v)), 0.3))
+        assert expected <= f <= expected * (1 + mpmath.mpf("1e-11"))
+
+
+def test_howard_stitching_envelopes_the_stitched_lines() -> None:
+    """EXT-HRMS21Stitching (proof, steps 4-6): the closed form is at least every epoch's
+    Ville line of StitchedBoundary (same m, eta, s, delta), with equality at each epoch's
+    start m eta^k."""
+    howard = HowardStitching(delta="0.05", eta=2, s="1.4", form="exact")
+    lines = StitchedBoundary("0.3", delta="0.05", eta=2, s="1.4")
+    for k in range(6):
+        for j in range(20):
+            v = Fraction(3, 10) * 2**k * (1 + Fraction(j, 20))
+            upper = ball_upper(howard.threshold(v, Fraction(3, 10)))
+            line = ball_upper(lines.threshold(v))
+            assert line <= upper * (1 + 1e-12)
+            if j == 0:
+                assert line == pytest.approx(upper, rel=1e-12)
+
+
+def test_howard_stitching_validation() -> None:
+    with pytest.raises(ParameterError):
+        HowardStitching(delta="0.05", eta=1, form="exact")
+    with pytest.raises(ParameterError):
+        HowardStitching(delta="0.05", s=1, form="exact")
+    with pytest.raises(ParameterError):
+        HowardStitching(delta="0.05", eta=3)  # the poster's constants are for eta = 2, s = 1.4
+    # scale: k_1 (1.7 for the poster form) rounded up
+    assert 1.7 <= HowardStitching(delta="0.05").scale <= 1.7 * (1 + 1e-15)
+    two = mpmath.mpf(2)
+    k1 = (two ** mpmath.mpf("0.25") + two ** mpmath.mpf("-0.25")) / mpmath.sqrt(2)
+    exact = HowardStitching(delta="0.05", form="exact").scale
+    assert k1 <= exact <= k1 * (1 + mpmath.mpf("1e-15"))

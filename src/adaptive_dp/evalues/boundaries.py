@@ -177,6 +177,11 @@ class HowardStitching:
         object.__setattr__(self, "form", form)
         object.__setattr__(self, "_float", (_up(enclose(self._scale)), _up(enclose(self._level))))
 
+    @property
+    def scale(self) -> float:
+        """The factor k_1 (1.7 for the poster form), rounded up."""
+        return self._float[0]
+
     def _scale(self) -> arb:
         if self.form == "poster":
             return arb(17) / 10
