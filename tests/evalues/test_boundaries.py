@@ -25,6 +25,7 @@ from adaptive_dp.verify.judge.estimators import clopper_pearson
 BOUNDARIES: list[Boundary] = [
     VilleBoundary("0.8", delta="0.05"),
     NormalMixtureBoundary("0.5", delta="0.05"),
+    NormalMixtureBoundary("0.5", delta="0.05", sides="one", form="exact"),
     StitchedBoundary("0.5", delta="0.05"),
 ]
 
@@ -70,7 +71,7 @@ def test_stitched_validation() -> None:
         StitchedBoundary(1, delta="0.05", s=1)
 
 
-@pytest.mark.parametrize("bd", BOUNDARIES, ids=["ville", "mixture", "stitched"])
+@pytest.mark.parametrize("bd", BOUNDARIES, ids=["ville", "mixture", "one-sided-exact", "stitched"])
 def test_time_uniform_crossing_probability(bd: Boundary) -> None:
     # a Gaussian random walk S_n with variance V_n (so exp(l S - l^2 V/2) is a
     # martingale for every l); P[exists n: S_n >= b(V_n)] <= delta
@@ -83,6 +84,32 @@ def test_time_uniform_crossing_probability(bd: Boundary) -> None:
     k = int(crossed.sum())
     lower, _ = clopper_pearson(k, paths)
     assert lower <= float(bd.delta)
+
+
+@pytest.mark.parametrize(("rho", "delta", "v"), [("0.4", "0.05", "2.3"), ("1", "0.2", "0"),
+                                                 ("3", "0.001", "500")])
+def test_exact_one_sided_mixture_is_the_level_set(rho: str, delta: str, v: str) -> None:
+    """EXT-HRMS21NormalMixture, form="exact": at the certified boundary the half-normal
+    mixture integral (quadrature) is 1/delta; the boundary is below the closed form with +1,
+    and the float path is at or above the certified value, within 1e-11."""
+    bd = NormalMixtureBoundary(rho, delta=delta, sides="one", form="exact")
+    ball = bd.threshold(Fraction(v))
+    with mpmath.workdps(30):
+        r, d, vv = mpmath.mpf(rho), mpmath.mpf(delta), mpmath.mpf(v)
+
+        def mixture(s: mpmath.mpf) -> mpmath.mpf:
+            prior = 2 * mpmath.sqrt(r / (2 * mpmath.pi))
+            return mpmath.quad(lambda lam: mpmath.exp(lam * s - lam**2 * vv / 2 - r * lam**2 / 2)
+                               * prior, [0, mpmath.inf])
+
+        for edge in (ball_lower(ball), ball_upper(ball)):
+            assert abs(mixture(mpmath.mpf(edge)) * d - 1) < mpmath.mpf("1e-12")
+    closed = NormalMixtureBoundary(rho, delta=delta, sides="one")
+    assert ball_upper(ball) < ball_lower(closed.threshold(Fraction(v)))
+    f = float(bd.threshold_float(float(Fraction(v))))
+    assert ball_upper(ball) <= f <= ball_upper(ball) * (1 + 1e-11)
+    with pytest.raises(ParameterError):
+        NormalMixtureBoundary(rho, delta=delta, sides="one", form="tight")  # type: ignore[arg-type]
 
 
 def _howard_closed_form(v: mpmath.mpf, m: mpmath.mpf, delta: mpmath.mpf) -> mpmath.mpf:

@@ -27,10 +27,12 @@ release has mu_1^2 = 1, the stitching start m; afterwards mu_n^2 = c V_{n-1}:
 Claimed delta 0.05 (quick) / 1e-3 (full), one order (the boundary claim is about one
 process; the other order's walk has the same law).
 
-- ``EXT-HRMS21NormalMixture/one-sided`` and ``/budget-hugging``: the one-sided mixture
-  (rho = 1); ``/two-sided``: the two-sided one, |S_n|. Twin ``no-volume``
-  (:class:`~adaptive_dp.verify.registry.twins.boundaries.NoVolumeMixture`, geometric
-  scenario, delta = 0.05: crossed by about 0.32 one-sided, 0.37 two-sided).
+- ``EXT-HRMS21NormalMixture/one-sided``: the one-sided closed form (rho = 1);
+  ``/one-sided-exact`` and ``/budget-hugging``: the exact one-sided level set
+  (``form="exact"``); ``/two-sided``: the two-sided one, |S_n|. Twin ``no-volume``
+  (:class:`~adaptive_dp.verify.registry.twins.boundaries.NoVolumeMixture` of the same form,
+  geometric scenario, delta = 0.05: crossed by about 0.33 one-sided closed, 0.34 exact,
+  0.37 two-sided).
 - ``EXT-HRMS21Stitching/geometric`` and ``/budget-hugging``: the exact stitched boundary,
   eta = 2, s = 1.4, m = 1. Twin ``no-split``
   (:class:`~adaptive_dp.verify.registry.twins.boundaries.NoSplitStitching`, geometric
@@ -153,14 +155,16 @@ def _crossing(boundary: Callable[[Array], Real], growth: tuple[float, float],
                       f"mu_n^2 = {growth[0]:g} V (near) / {growth[1]:g} V")
 
 
-def _mixture(sides: Literal["one", "two"], growth: tuple[float, float], twin: bool = False
+def _mixture(sides: Literal["one", "two"], growth: tuple[float, float],
+             form: Literal["closed", "exact"] = "closed", twin: bool = False
              ) -> Callable[[str], Setup]:
     def build(profile: str) -> Setup:
         delta = Fraction(profile_delta("quick" if twin else profile, 0.05))
-        bound = NormalMixtureBoundary(1, delta=delta, sides=sides)
+        bound = NormalMixtureBoundary(1, delta=delta, sides=sides, form=form)
         rule: Any = NoVolumeMixture(bound) if twin else bound
         return _crossing(rule.threshold_float, growth, float(delta), sides == "two",
-                         f"{sides}-sided normal mixture, rho=1, delta={float(delta)}")
+                         f"{sides}-sided normal mixture ({form}), rho=1, "
+                         f"delta={float(delta)}")
     return build
 
 
@@ -179,10 +183,11 @@ def _stitching(growth: tuple[float, float], twin: bool = False) -> Callable[[str
     return build
 
 
-_NO_VOLUME_ONE = Twin("no-volume", "the factor sqrt((V + rho)/rho) dropped",
-                      _mixture("one", _GEOMETRIC, twin=True))
-_NO_VOLUME_TWO = Twin("no-volume", "the factor sqrt((V + rho)/rho) dropped",
-                      _mixture("two", _GEOMETRIC, twin=True))
+_NO_VOLUME = "the factor sqrt((V + rho)/rho) dropped"
+_NO_VOLUME_ONE = Twin("no-volume", _NO_VOLUME, _mixture("one", _GEOMETRIC, twin=True))
+_NO_VOLUME_TWO = Twin("no-volume", _NO_VOLUME, _mixture("two", _GEOMETRIC, twin=True))
+_NO_VOLUME_EXACT = Twin("no-volume", _NO_VOLUME,
+                        _mixture("one", _GEOMETRIC, "exact", twin=True))
 _NO_SPLIT = Twin("no-split", "delta not split over the epochs (every epoch at delta)",
                  _stitching(_GEOMETRIC, twin=True))
 
@@ -193,12 +198,15 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("EXT-HRMS21NormalMixture", "one-sided", Quantity.CROSSING,
           "one-sided normal mixture: P(exists n: S_n >= b(V_n)) <= delta",
           _mixture("one", _GEOMETRIC), (_NO_VOLUME_ONE,)),
+    Claim("EXT-HRMS21NormalMixture", "one-sided-exact", Quantity.CROSSING,
+          "one-sided normal mixture, exact level set of the half-normal mixture",
+          _mixture("one", _GEOMETRIC, "exact"), (_NO_VOLUME_EXACT,)),
     Claim("EXT-HRMS21NormalMixture", "two-sided", Quantity.CROSSING,
           "two-sided normal mixture: P(exists n: |S_n| >= b(V_n)) <= delta",
           _mixture("two", _GEOMETRIC), (_NO_VOLUME_TWO,)),
     Claim("EXT-HRMS21NormalMixture", "budget-hugging", Quantity.CROSSING,
-          "one-sided normal mixture, fine steps near the boundary",
-          _mixture("one", _HUGGING), (_NO_VOLUME_ONE,)),
+          "one-sided normal mixture (exact level set), fine steps near the boundary",
+          _mixture("one", _HUGGING, "exact"), (_NO_VOLUME_EXACT,)),
     Claim("EXT-HRMS21Stitching", "geometric", Quantity.CROSSING,
           "polynomial stitching: P(exists n: V_n >= m, S_n >= k_1 sqrt(V_n l(V_n))) <= delta",
           _stitching(_GEOMETRIC), (_NO_SPLIT,)),

@@ -26,7 +26,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from adaptive_dp.evalues.boundaries import HowardStitching, NormalMixtureBoundary
+from adaptive_dp.evalues.boundaries import (
+    HowardStitching,
+    NormalMixtureBoundary,
+    half_normal_mixture_root,
+)
 from adaptive_dp.guarantees.definitions import RDP
 from adaptive_dp.numerics import ExactLike, exact_nonnegative, exact_positive
 from adaptive_dp.numerics.floats import Real
@@ -45,7 +49,7 @@ def order_one_gaussian_rdp(sensitivity: ExactLike, sigma: ExactLike, alpha: Exac
 class NoVolumeMixture:
     """Twin of EXT-HRMS21NormalMixture: ``boundary`` without sqrt((V + rho)/rho):
     sqrt(2 (V + rho) log(1/(2 delta) + 1)) one-sided, sqrt(2 (V + rho) log(1/delta))
-    two-sided."""
+    two-sided, sqrt(V + rho) x with x^2/2 + log(2 Phi(x)) = log(1/delta) one-sided exact."""
 
     boundary: NormalMixtureBoundary
 
@@ -55,9 +59,13 @@ class NoVolumeMixture:
 
     def threshold_float(self, v: Real) -> Real:
         b = self.boundary
+        w = np.asarray(v) + float(b.rho)
+        if b.form == "exact":
+            out: Real = np.sqrt(w) * half_normal_mixture_root(-math.log(float(b.delta)))
+            return out
         inner = (math.log(1 / (2 * float(b.delta)) + 1) if b.sides == "one"
                  else -math.log(float(b.delta)))
-        out: Real = np.sqrt(2 * (np.asarray(v) + float(b.rho)) * inner)
+        out = np.sqrt(2 * w * inner)
         return out
 
 
