@@ -96,14 +96,15 @@ class VilleBoundary:
 
 
 _LOG2 = math.log(2.0)
-_ROOT_MARGIN = 1e-12
-"""Relative margin added to the float root of :func:`half_normal_mixture_root` (Newton's
-float error is a few ulps)."""
+_ROOT_MARGIN = (1e-12, 1e-15)
+"""Relative and absolute margins added to the float root of
+:func:`half_normal_mixture_root` (Newton's float error is a few ulps of x, or of log 2
+near x = 0, where log(2 Phi(x)) cancels)."""
 
 
 def half_normal_mixture_root(level: Real) -> Real:
     """The x >= 0 with "x^2/2 + log(2 Phi(x)) = level" for level >= 0, per element, rounded
-    up (by a relative 1e-12): the one-sided normal mixture equals 1/delta at
+    up (by a relative 1e-12 plus 1e-15): the one-sided normal mixture equals 1/delta at
     S = x sqrt(V + rho) when level = log(sqrt((V + rho)/rho)/delta)
     (proofs/EXT-HRMS21NormalMixture.md, steps 8-9). h(x) = x^2/2 + log(2 Phi(x)) is convex
     and increasing, so Newton's method started above the root (at the closed form
@@ -114,7 +115,8 @@ def half_normal_mixture_root(level: Real) -> Real:
         log_cdf = log_ndtr(x)
         slope = x + np.exp(-x * x / 2 - log_cdf) / math.sqrt(2 * math.pi)
         x = x - (x * x / 2 + log_cdf + _LOG2 - c) / slope
-    out = x * (1 + _ROOT_MARGIN)
+    relative, absolute = _ROOT_MARGIN
+    out = x * (1 + relative) + absolute
     return float(out) if isinstance(level, float) else out
 
 
@@ -190,7 +192,8 @@ class NormalMixtureBoundary:
         """sqrt(v + rho) times a certified bracket [lo, hi] of the root x of
         h(x) = level (h increasing: h(lo) < level < h(hi) decided in arb)."""
         level_up = ball_upper(enclose(lambda: self._exact_level(v)))
-        guess = float(half_normal_mixture_root(level_up)) / (1 + _ROOT_MARGIN)
+        relative, absolute = _ROOT_MARGIN
+        guess = (float(half_normal_mixture_root(level_up)) - absolute) / (1 + relative)
         width = 4e-15
         while width < 1e-6:
             lo, hi = guess * (1 - width), guess * (1 + width)
