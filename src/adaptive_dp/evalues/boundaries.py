@@ -13,7 +13,8 @@ realised data (re-optimising on the realised V would need a union bound).
 certified value at the same v; constants certified once at construction). These are the
 only definitions of these boundaries: the W23 odometers read them too (a boundary of
 S_n = the privacy loss minus its drift). Derivations: proofs/R23-Thm5.md (Ville and the
-mixture integral), proofs/EXT-HRMS21NormalMixture.md (one- and two-sided mixtures).
+mixture integral), proofs/EXT-HRMS21NormalMixture.md (one- and two-sided mixtures,
+the exact one-sided level set), proofs/EXT-HRMS21Stitching.md (stitching).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 from flint import arb
+from scipy.special import log_ndtr
 
 from adaptive_dp.errors import ParameterError
 from adaptive_dp.numerics import (
@@ -36,6 +38,7 @@ from adaptive_dp.numerics import (
     exact,
     exact_delta,
     exact_positive,
+    working_precision,
 )
 from adaptive_dp.numerics.floats import Real, add_up, inflate_up, log, mul_up, sqrt
 
@@ -45,6 +48,7 @@ __all__ = [
     "NormalMixtureBoundary",
     "StitchedBoundary",
     "VilleBoundary",
+    "half_normal_mixture_root",
 ]
 
 
@@ -91,6 +95,36 @@ class VilleBoundary:
         return add_up(mul_up(v, slope), intercept)
 
 
+_LOG2 = math.log(2.0)
+_ROOT_MARGIN = (1e-12, 1e-15)
+"""Relative and absolute margins added to the float root of
+:func:`half_normal_mixture_root` (Newton's float error is a few ulps of x, or of log 2
+near x = 0, where log(2 Phi(x)) cancels)."""
+
+
+def half_normal_mixture_root(level: Real) -> Real:
+    """The x >= 0 with "x^2/2 + log(2 Phi(x)) = level" for level >= 0, per element, rounded
+    up (by a relative 1e-12 plus 1e-15): the one-sided normal mixture equals 1/delta at
+    S = x sqrt(V + rho) when level = log(sqrt((V + rho)/rho)/delta)
+    (proofs/EXT-HRMS21NormalMixture.md, steps 8-9). h(x) = x^2/2 + log(2 Phi(x)) is convex
+    and increasing, so Newton's method started above the root (at the closed form
+    sqrt(2 log(e^level/2 + 1)), step 6) decreases to it."""
+    c = np.asarray(level, dtype=np.float64)
+    x = np.sqrt(2 * np.logaddexp(c - _LOG2, 0.0))
+    for _ in range(8):
+        log_cdf = log_ndtr(x)
+        slope = x + np.exp(-x * x / 2 - log_cdf) / math.sqrt(2 * math.pi)
+        x = x - (x * x / 2 + log_cdf + _LOG2 - c) / slope
+    relative, absolute = _ROOT_MARGIN
+    out = x * (1 + relative) + absolute
+    return float(out) if isinstance(level, float) else out
+
+
+def _half_normal_level(x: arb) -> arb:
+    """h(x) = x^2/2 + log(2 Phi(x)), with 2 Phi(x) = erfc(-x / sqrt 2)."""
+    return x * x / 2 + (-x / arb(2).sqrt()).erfc().log()
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class NormalMixtureBoundary:
     """EXT-HRMS21NormalMixture: normal mixture (Robbins; Howard et al. 2021), rho > 0 fixed
@@ -99,28 +133,51 @@ class NormalMixtureBoundary:
     R23-Thm5): "int exp(lambda S - lambda^2 V/2) N(lambda; 0, 1/rho) d lambda
     = sqrt(rho/(V + rho)) exp(S^2/(2(V + rho)))", so by Ville
     b(v) = sqrt(2 (v + rho) log(sqrt((v + rho)/rho)/delta)). One-sided (``sides="one"``,
-    lambda >= 0 only): b(v) = sqrt(2 (v + rho) log(sqrt((v + rho)/rho)/(2 delta) + 1))."""
+    lambda >= 0 only, the half-normal mixture
+    "2 sqrt(rho/(V + rho)) exp(S^2/(2(V + rho))) Phi(S/sqrt(V + rho))"): the closed form
+    (``form="closed"``, the default) b(v) = sqrt(2 (v + rho) log(sqrt((v + rho)/rho)/(2 delta)
+    + 1)), or its exact level set (``form="exact"``, smaller) b(v) = sqrt(v + rho) x with
+    x^2/2 + log(2 Phi(x)) = log(sqrt((v + rho)/rho)/delta). The two-sided closed form is
+    already its exact level set."""
 
     rho: Fraction
     delta: Fraction
     sides: Literal["one", "two"]
+    form: Literal["closed", "exact"]
     _float: tuple[float, float, float] = field(init=False, repr=False, compare=False)
 
     def __init__(
-        self, rho: ExactLike, *, delta: ExactLike, sides: Literal["one", "two"] = "two"
+        self,
+        rho: ExactLike,
+        *,
+        delta: ExactLike,
+        sides: Literal["one", "two"] = "two",
+        form: Literal["closed", "exact"] = "closed",
     ) -> None:
         object.__setattr__(self, "rho", exact_positive(rho, "rho"))
         object.__setattr__(self, "delta", exact_delta(delta, "delta", allow_zero=False))
         if sides not in ("one", "two"):
             raise ParameterError("sides", sides, "'one' or 'two'")
+        if form not in ("closed", "exact"):
+            raise ParameterError("form", form, "'closed' or 'exact'")
         object.__setattr__(self, "sides", sides)
-        r, level = self.rho, self.delta * (2 if sides == "one" else 1)
+        object.__setattr__(self, "form", "exact" if sides == "one" and form == "exact"
+                           else "closed")
+        halved = sides == "one" and self.form == "closed"
+        r, level = self.rho, self.delta * (2 if halved else 1)
         rho_lo = ball_lower(enclose(lambda: arb_of(r)))
         inverse = _up(enclose(lambda: 1 / arb_of(level)))
         object.__setattr__(self, "_float", (_up(enclose(lambda: arb_of(r))), rho_lo, inverse))
 
+    def _exact_level(self, v: Fraction) -> arb:
+        """log(sqrt((v + rho)/rho)/delta), the level of the exact one-sided form."""
+        w = arb_of(v) + arb_of(self.rho)
+        return (w / arb_of(self.rho)).sqrt().log() - arb_of(self.delta).log()
+
     def threshold(self, v: Fraction) -> arb:
         rho, delta, one = self.rho, self.delta, self.sides == "one"
+        if self.form == "exact":
+            return self._exact_threshold(v)
 
         def value() -> arb:
             w = arb_of(v) + arb_of(rho)
@@ -131,10 +188,30 @@ class NormalMixtureBoundary:
 
         return enclose(value)
 
+    def _exact_threshold(self, v: Fraction) -> arb:
+        """sqrt(v + rho) times a certified bracket [lo, hi] of the root x of
+        h(x) = level (h increasing: h(lo) < level < h(hi) decided in arb)."""
+        level_up = ball_upper(enclose(lambda: self._exact_level(v)))
+        relative, absolute = _ROOT_MARGIN
+        guess = (float(half_normal_mixture_root(level_up)) - absolute) / (1 + relative)
+        width = 4e-15
+        while width < 1e-6:
+            lo, hi = guess * (1 - width), guess * (1 + width)
+            with working_precision(128):
+                level = self._exact_level(v)
+                if _half_normal_level(arb(lo)) < level < _half_normal_level(arb(hi)):
+                    w = arb_of(v) + arb_of(self.rho)
+                    # the radius hi - lo also covers the float midpoint's rounding
+                    return w.sqrt() * arb((lo + hi) / 2, hi - lo)
+            width *= 16
+        raise ArithmeticError(f"the exact one-sided mixture boundary at v={v} was not certified")
+
     def threshold_float(self, v: Real) -> Real:
         rho_up, rho_lo, inverse = self._float
         w = add_up(v, rho_up)
         ratio = sqrt(w / rho_lo) * inverse
+        if self.form == "exact":
+            return inflate_up(sqrt(w) * half_normal_mixture_root(inflate_up(log(ratio))))
         inner = log(ratio + 1) if self.sides == "one" else log(ratio)
         return inflate_up(sqrt(2 * w * inner))
 
@@ -176,6 +253,11 @@ class HowardStitching:
         object.__setattr__(self, "s", ss)
         object.__setattr__(self, "form", form)
         object.__setattr__(self, "_float", (_up(enclose(self._scale)), _up(enclose(self._level))))
+
+    @property
+    def scale(self) -> float:
+        """The factor k_1 (1.7 for the poster form), rounded up."""
+        return self._float[0]
 
     def _scale(self) -> arb:
         if self.form == "poster":
