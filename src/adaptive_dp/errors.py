@@ -6,6 +6,7 @@ caller can fix the input without reading the source. Nothing is clamped silently
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 
@@ -25,6 +26,8 @@ __all__ = [
     "ParameterTypeError",
     "UnsupportedGuaranteeError",
     "UnvettedMechanismError",
+    "expect_type",
+    "iterable",
     "shown",
 ]
 
@@ -87,6 +90,21 @@ class ParameterTypeError(AdaptiveDPError, TypeError):
         super().__init__(
             f"{name}={shown(value)} has type {type(value).__name__}: expected {allowed}"
         )
+
+
+def expect_type(value: object, kind: type | tuple[type, ...], name: str) -> None:
+    """Raise :class:`ParameterTypeError` naming ``name`` unless ``value`` is a ``kind``."""
+    if not isinstance(value, kind):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        raise ParameterTypeError(name, value, " or ".join(k.__name__ for k in kinds))
+
+
+def iterable(value: object, name: str) -> Iterable[object]:
+    """``value`` if it is a list, tuple or other non-text iterable, else
+    :class:`ParameterTypeError` naming ``name``."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
+        raise ParameterTypeError(name, value, "a sequence")
+    return value
 
 
 class NonFiniteResultError(AdaptiveDPError, ArithmeticError):

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from flint import arb
 
+from adaptive_dp.errors import expect_type
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import Guarantee
 from adaptive_dp.guarantees.lattice import Measure
@@ -37,6 +38,7 @@ class AccumulatorFilter(Rule):
     SPEC = "H23-Lem2.19"
 
     def __init__(self, accumulator: Accumulator, budget: Guarantee) -> None:
+        expect_type(accumulator, Accumulator, "accumulator")
         object.__setattr__(self, "accumulator", accumulator)
         object.__setattr__(self, "budget", budget)
         params = accumulator.budget_of(budget)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from adaptive_dp.errors import expect_type
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.guarantees.definitions import RDP, RDPCurve
 from adaptive_dp.numerics import ExactLike
@@ -60,6 +61,7 @@ class RDPCurveFilter(AccumulatorFilter):
     SPEC = "EXT-Lecuyer21"
 
     def __init__(self, budget: RDPCurve) -> None:
+        expect_type(budget, RDPCurve, "budget")
         AccumulatorFilter.__init__(self, RDPCurveAccumulator(budget.orders), budget)
 
     @property

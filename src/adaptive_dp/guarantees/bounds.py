@@ -25,7 +25,14 @@ from fractions import Fraction
 
 from flint import arb
 
-from adaptive_dp.numerics import DEFAULT_PRECISION, arb_of, ball_upper, enclose, exact_upper
+from adaptive_dp.numerics import (
+    DEFAULT_PRECISION,
+    arb_of,
+    ball_upper,
+    enclose,
+    exact_delta,
+    exact_upper,
+)
 from adaptive_dp.numerics.floats import Real, add_up, inflate_up, mul_up, sqrt
 from adaptive_dp.numerics.tight import tight_upper
 
@@ -45,7 +52,8 @@ class _SlackBound:
     c_up: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        slack = self.delta_slack
+        slack = exact_delta(self.delta_slack, "delta_slack", allow_zero=False)
+        object.__setattr__(self, "delta_slack", slack)
         object.__setattr__(self, "c_up", ball_upper(enclose(lambda: (1 / arb_of(slack)).log())))
 
     def _c(self) -> arb:

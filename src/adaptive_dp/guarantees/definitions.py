@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeAlias
 
-from adaptive_dp.errors import GridError, OrderError
+from adaptive_dp.errors import GridError, OrderError, ParameterTypeError, iterable
 from adaptive_dp.numerics.exact import (
     ExactLike,
     exact,
@@ -145,7 +145,14 @@ class RDPCurve:
     points: tuple[RDP, ...]
 
     def __init__(self, points: Iterable[RDP | tuple[ExactLike, ExactLike]]) -> None:
-        items = [p if isinstance(p, RDP) else RDP(p[0], p[1]) for p in points]
+        items: list[RDP] = []
+        for p in iterable(points, "points"):
+            if isinstance(p, RDP):
+                items.append(p)
+            elif isinstance(p, (tuple, list)) and len(p) == 2:
+                items.append(RDP(p[0], p[1]))
+            else:
+                raise ParameterTypeError("points", p, "RDP values or (alpha, epsilon) pairs")
         if not items:
             raise GridError("points", (), "at least one (alpha, epsilon) pair")
         items.sort(key=lambda p: p.alpha)

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from adaptive_dp.errors import GridError, OrderError, UnsupportedGuaranteeError
+from adaptive_dp.errors import GridError, OrderError, UnsupportedGuaranteeError, iterable
 from adaptive_dp.guarantees.bounds import W23Bound
 from adaptive_dp.guarantees.definitions import (
     GDP,
@@ -274,7 +274,7 @@ class RDPCurveAccumulator(Accumulator):
     MEASURE = Measure.ZCDP  # the primary parameter's measure (rho), not the books'
 
     def __init__(self, alphas: Iterable[ExactLike]) -> None:
-        orders = sorted(exact(a, "alpha") for a in alphas)
+        orders = sorted(exact(a, "alpha") for a in iterable(alphas, "alphas"))
         if not orders:
             raise GridError("alphas", (), "at least one Rényi order")
         for a, b in itertools.pairwise(orders):
