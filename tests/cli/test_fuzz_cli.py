@@ -98,7 +98,11 @@ def _line(draw: st.DrawFn) -> str:
     shape = draw(st.integers(0, 9))
     if shape == 0:
         return draw(st.sampled_from(["", "{", "[]", "null", "{\"kind\": ", "garbage", "\x00",
-                                     "{\"kind\": \"pure\", \"epsilon\": NaN}"]))
+                                     "{\"kind\": \"pure\", \"epsilon\": NaN}",
+                                     '{"kind": "pure", "epsilon": "0.1", "epsilon": "5"}',
+                                     '{"kind": "pure", "kind": "zcdp", "rho": "0.1"}',
+                                     '{"kind": "rr", "epsilon": 1, "count": ' + "9" * 40 + "}",
+                                     '{"kind": "pure"}']))
     obj: dict[str, object] = {"kind": draw(st.sampled_from(KINDS))}
     for field in draw(st.lists(st.sampled_from(FIELDS), max_size=4, unique=True)):
         obj[field] = draw(_json_value())
@@ -107,7 +111,10 @@ def _line(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def _stdin(draw: st.DrawFn) -> str:
+def _stdin(draw: st.DrawFn) -> str | bytes:
+    if draw(st.integers(0, 9)) == 0:  # bytes that are not UTF-8
+        return draw(st.sampled_from([b"\xff\xfe{\"kind\": \"pure\"}\n",
+                                     b'{"kind": "pure", "epsilon": "0.1\xc3"}\n', b"\x80"]))
     lines = draw(st.lists(_line(), max_size=5))
     if draw(st.booleans()):  # a transcript header first
         header = {"transcript": draw(st.sampled_from([1, 2, "1", None])),
@@ -165,12 +172,13 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
     raise _HangError
 
 
-def _run(argv: list[str], stdin: str) -> tuple[int, str, str]:
+def _run(argv: list[str], stdin: str | bytes) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(TIME_LIMIT)
     old_stdin = sys.stdin
-    sys.stdin = io.StringIO(stdin)
+    raw = stdin.encode() if isinstance(stdin, str) else stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
@@ -186,7 +194,7 @@ def _run(argv: list[str], stdin: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def _check(argv: list[str], stdin: str) -> None:
+def _check(argv: list[str], stdin: str | bytes) -> None:
     code, out, err = _run(argv, stdin)
     shown = f"adaptive-dp {' '.join(argv)}\nstdin: {stdin!r}\nstderr: {err}"
     assert code in (0, 1, 2), shown
@@ -231,3 +239,20 @@ def test_every_leaf_is_fuzzed() -> None:
     for expected in [("convert", "gdp-to-dp"), ("filter",), ("odometer",), ("certify",),
                      ("session", "spend"), ("expost", "bound"), ("spec",), ("proof",)]:
         assert expected in found
+
+
+@settings(max_examples=60, **_SETTINGS)  # type: ignore[arg-type]
+@given(line=_line())
+def test_a_refused_session_request_changes_nothing(tmp_path_factory: pytest.TempPathFactory,
+                                                   line: str) -> None:
+    """A hostile request to ``session spend`` either is decided (exit 0) or is refused
+    (exit 2) leaving the store exactly as it was (status and export unchanged)."""
+    db = str(tmp_path_factory.mktemp("session") / "s.db")
+    assert _run(["session", "create", db, "--rule", "w23", "--epsilon", "1",
+                 "--delta", "1e-6"], "")[0] == 0
+    assert _run(["session", "spend", db, '{"kind": "pure", "epsilon": "0.1"}'], "")[0] == 0
+    before = _run(["session", "status", db, "--json"], "")[1]
+    code, _, err = _run(["session", "spend", db, line], "")
+    assert code in (0, 2), err
+    if code == 2:
+        assert _run(["session", "status", db, "--json"], "")[1] == before, err

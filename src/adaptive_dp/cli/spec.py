@@ -135,7 +135,7 @@ def _tag(value: str | None) -> str | None:
     for tag in SOURCES:
         if tag.lower() == value.lower():
             return tag
-    raise UsageError(f"unknown source {value!r}; expected one of {', '.join(SOURCES)}")
+    raise UsageError(f"--source {value}: expected one of {', '.join(SOURCES)}")
 
 
 def _emit(payload: Any, target: str) -> None:
@@ -228,7 +228,7 @@ def _show(ident: str, run_checks: bool, target: str | None) -> int:
     try:
         entry = item(ident)
     except KeyError as error:
-        raise UsageError(f"no spec item or alias {ident!r}") from error
+        raise UsageError(f"--show {ident}: no spec item or alias of that name") from error
     data = entry.to_json()
     data["proof_info"] = _proof_info(entry, run_checks).to_json()
     if target is not None:
