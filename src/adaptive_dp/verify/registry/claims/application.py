@@ -200,7 +200,7 @@ class RecordingSettings(Settings):
     _selector: ExponentialMechanism
     recorder: _Recorder
 
-    def __init__(self, selector: type[ExponentialMechanism] = ExponentialMechanism,
+    def __init__(self, *, selector: type[ExponentialMechanism] = ExponentialMechanism,
                  **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         recorder = _Recorder()
@@ -281,7 +281,7 @@ class RelativeErrorExperiment:
             raise ValueError(f"under={under!r} is not allowed: expected 'x' or \"x'\"")
         mine, other = ((RELATIVE_X, RELATIVE_X_PRIME) if under == "x"
                        else (RELATIVE_X_PRIME, RELATIVE_X))
-        settings = RecordingSettings(self.selector, **dict(self.options))
+        settings = RecordingSettings(selector=self.selector, **dict(self.options))
         histograms = np.broadcast_to(np.asarray(mine, dtype=np.float64), (paths, len(mine)))
         outcome = run_method(self.method, histograms, settings, rng)
         return realised_loss(outcome, settings, mine, other)
