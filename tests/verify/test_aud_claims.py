@@ -1,5 +1,6 @@
 """Claims and twins of the certified profiles (verify/registry/claims/aud.py): AUD-ProfileUpper,
-AUD-DominatingPairs and, as unit tests the harness cannot express, AUD-ProfileLower.
+AUD-DominatingPairs, and the realised side of AUD-ProfileLower (a simulation on concrete
+neighbours; its numerical claim is an equivalence, below).
 
 - every twin's true delta in its scenario is at least twice its charged value, shown with
   the certified lower bound of the valid profile (never the twin's own computation);
