@@ -1,4 +1,4 @@
-"""Claim of the exact release-order sampler of Laplace noise reduction
+"""Claims of the exact release-order sampler of Laplace noise reduction
 (R23-LaplaceReleaseKernel, issue 15, item 4).
 
 ``R23-LaplaceReleaseKernel/six-levels``: prefixes Z = (L(t_1), ..., L(t_6)) of the Laplace
@@ -16,7 +16,14 @@ an equivalence (docs/design.md, Equivalences): statistic |difference of the two 
 densities|, max-loss, claimed <= 1e-9. That the sampler draws from this law is tested
 against the forward sampler in tests/mechanisms/test_laplace_process.py.
 
-Twin ``lazy-atom-not-squared``
+``R23-LaplaceReleaseKernel/likelihood-ratio`` tests the sampler's law itself, not only the
+densities at its draws: with the forward density p and any fixed alternative density q of
+prefixes, M = q(Z)/p(Z) is an e-value when Z is drawn from p (E[M] = 1). Z is drawn with
+the sampler, q is the release-order law of the twin's kernel below, and the claim
+E[min(M, 5)] <= 1 is tested as an e-value claim (docs/design.md, E-values): a sampler
+whose law is not p's can make it exceed 1 (the twin's sampler: about 2.6).
+
+Twin ``lazy-atom-not-squared`` (of both claims)
 (:mod:`adaptive_dp.verify.registry.twins.laplace_kernel`): the kernel derived from the
 lazy atom eps_j/eps_{j+1} instead of its square, sampled and evaluated with its own
 kernel; its release-order density differs from the forward one on every move (by
@@ -41,7 +48,7 @@ from adaptive_dp.verify.judge.claim import (
 from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.registry.twins.laplace_kernel import lazy_atom_logkernel, lazy_atom_step
 
-__all__ = ["CLAIMS", "TIMES", "forward_logpdf"]
+__all__ = ["CLAIMS", "TIMES", "alternative_logpdf", "forward_logpdf"]
 
 Array = NDArray[np.float64]
 
@@ -80,6 +87,34 @@ def _twin_prefix(paths: int, rng: np.random.Generator) -> tuple[Array, Array]:
     return z, log_density
 
 
+def alternative_logpdf(z: Array) -> Array:
+    """The release-order log density of prefixes under the twin's kernel."""
+    out = _lap_logpdf(z[:, 0], TIMES[0])
+    for j in range(len(TIMES) - 1):
+        out = out + lazy_atom_logkernel(z[:, j + 1], z[:, j], TIMES[j], TIMES[j + 1])
+    return out
+
+
+def _likelihood_ratio(twin: bool) -> Experiment:
+    def run(paths: int, rng: np.random.Generator, under: str) -> Array:
+        z = (_twin_prefix(paths, rng)[0] if twin
+             else laplace_process_sample(TIMES, paths, 1, rng)[:, :, 0])
+        out: Array = np.exp(alternative_logpdf(z) - forward_logpdf(z, TIMES))
+        return out
+
+    return run
+
+
+_K = 5.0
+
+
+def _ratio_setup(twin: bool) -> Setup:
+    return Setup(Quantity.EVALUE, 0.0, 1.0, _likelihood_ratio(twin),
+                 samples_for(Quantity.EVALUE, 1.0, scale=_K), orders=("x",), scale=_K,
+                 note="Laplace process at t = 5, 3, 2, 1.2, 0.8, 0.5; M = q/p with p the "
+                      "forward law, q the lazy-atom-not-squared kernel's law; K = 5")
+
+
 def _experiment(twin: bool) -> Experiment:
     def run(paths: int, rng: np.random.Generator, under: str) -> Array:
         if twin:
@@ -111,4 +146,10 @@ CLAIMS: tuple[Claim, ...] = (
           (Twin("lazy-atom-not-squared",
                 "the kernel derived from the lazy atom eps_j/eps_{j+1}, not its square",
                 lambda p: _setup(True, "quick")),)),
+    Claim("R23-LaplaceReleaseKernel", "likelihood-ratio", Quantity.EVALUE,
+          "the sampler draws from the forward law: q/p at its draws is an e-value",
+          lambda p: _ratio_setup(False),
+          (Twin("lazy-atom-not-squared",
+                "the kernel derived from the lazy atom eps_j/eps_{j+1}, not its square",
+                lambda p: _ratio_setup(True)),)),
 )
