@@ -1,5 +1,6 @@
 """Claims and twins of the certified profiles (verify/registry/claims/aud.py): AUD-ProfileUpper,
-AUD-DominatingPairs and, as unit tests the harness cannot express, AUD-ProfileLower.
+AUD-DominatingPairs, and the realised side of AUD-ProfileLower (a simulation on concrete
+neighbours; its numerical claim is an equivalence, below).
 
 - every twin's true delta in its scenario is at least twice its charged value, shown with
   the certified lower bound of the valid profile (never the twin's own computation);
@@ -9,24 +10,41 @@ AUD-DominatingPairs and, as unit tests the harness cannot express, AUD-ProfileLo
   order's certified interval [lower, upper] at level 1 - 1e-6 on each side (the lower end
   is AUD-ProfileLower: concrete neighbours realise it);
 - the (A, B)-only bound is no negative control: the order (B, A) never reaches twice it.
+
+The certified-numerics claims (AUD-ProfileLower, AUD-Inversion, AUD-TailBound,
+AUD-FFTError, AUD-SubsampledRDP) are equivalences against independent references; here
+the references themselves are checked against other implementations (the library's
+EXT-DRS19 oracle and randomized-response PLD, the closed binomial sum of Mironov, Talwar and
+Zhang, numpy's convolution), and every case set is shown to exercise what it claims to.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import mpmath
 import numpy as np
 import pytest
 
-from adaptive_dp.guarantees.histories import History, SubsampledLaplaceStep
+from adaptive_dp.guarantees.histories import GaussianStep, History, SubsampledLaplaceStep
+from adaptive_dp.loss.gaussian import gaussian_hockey_stick
+from adaptive_dp.loss.randomized_response import rr_composed_pld
 from adaptive_dp.mechanisms.subsampled import ShiftPair, dominating_pair
 from adaptive_dp.verify.judge.estimators import estimate_hockey_stick
 from adaptive_dp.verify.judge.runner import rng_for
 from adaptive_dp.verify.registry import REGISTRY
 from adaptive_dp.verify.registry.bounds import ProfileUpper
 from adaptive_dp.verify.registry.claims.aud import (
+    EXACT_HISTORIES,
     HISTORIES,
     OTHERS,
     REALISING,
+    dyadic_case,
+    exact_cyclic,
+    exact_delta,
+    exact_epsilon,
     mechanism_for,
+    renyi_mp,
     sum_law,
 )
 from adaptive_dp.verify.registry.twins.profiles import TruncatedTails
@@ -152,3 +170,94 @@ def test_a_b_only_is_not_a_negative_control() -> None:
             if b_a > 0.01:
                 worst = max(worst, b_a / a_b)
     assert 1.0 < worst < 2.0
+
+
+def _gaussian_mu() -> float:
+    (step,) = EXACT_HISTORIES["gaussian"].steps
+    assert isinstance(step, GaussianStep)
+    return float(np.sqrt(step.count) / step.noise_multiplier)
+
+
+NUMERIC = {"AUD-ProfileLower": {"rr", "gaussian"}, "AUD-Inversion": {"rr", "gaussian"},
+           "AUD-TailBound": {"rr-gaussian"}, "AUD-FFTError": {"dyadic-vectors"},
+           "AUD-SubsampledRDP": {"add-remove", "substitute"}}
+
+
+def test_numeric_registry_shape() -> None:
+    for spec_id, scenarios in NUMERIC.items():
+        mine = {c.scenario: c for c in REGISTRY.values() if c.spec_id == spec_id}
+        assert set(mine) == scenarios
+        assert all(len(c.twins) == 1 for c in mine.values())
+
+
+@pytest.mark.parametrize("eps", [-0.5, 0.0, 0.35, 1.4, 2.1, 2.9])
+def test_exact_delta_matches_the_library_oracles(eps: float) -> None:
+    """AUD-ProfileLower / AUD-Inversion references: the enumeration of randomized
+    response against its k-fold PLD, the Gaussian against EXT-DRS19's oracle."""
+    with mpmath.workdps(30):
+        rr = float(exact_delta("rr", eps))
+        gaussian = float(exact_delta("gaussian", eps))
+    assert rr == pytest.approx(rr_composed_pld(0.7, 4).hockey_stick(eps), rel=1e-12, abs=1e-15)
+    mu = _gaussian_mu()
+    assert gaussian == pytest.approx(gaussian_hockey_stick(mu, eps), rel=1e-12)
+
+
+@pytest.mark.parametrize("delta", [1e-3, 0.05, 0.2])
+def test_exact_epsilon_inverts_the_oracles(delta: float) -> None:
+    """AUD-Inversion's reference eps(delta), read back through the other implementations."""
+    mu = _gaussian_mu()
+    with mpmath.workdps(30):
+        rr, gaussian = float(exact_epsilon("rr", delta)), float(exact_epsilon("gaussian", delta))
+    assert rr_composed_pld(0.7, 4).hockey_stick(rr) == pytest.approx(delta, rel=1e-9)
+    assert gaussian_hockey_stick(mu, gaussian) == pytest.approx(delta, rel=1e-9)
+
+
+@pytest.mark.parametrize(("alpha", "s", "q"), [(2, 1.0, 0.2), (3, 0.8, 0.3), (5, 2.0, 0.05)])
+def test_renyi_quadrature_matches_the_binomial_sum(alpha: int, s: float, q: float) -> None:
+    """AUD-SubsampledRDP reference: at integer orders the quadrature of D(A||B) equals
+    log(sum_k C(a, k) (1-q)^(a-k) q^k e^((k^2 - k)/(2 s^2))) / (a - 1)."""
+    with mpmath.workdps(25):
+        closed = mpmath.log(mpmath.fsum(
+            mpmath.binomial(alpha, k) * (1 - mpmath.mpf(q)) ** (alpha - k) * mpmath.mpf(q) ** k
+            * mpmath.exp(mpmath.mpf(k * k - k) / (2 * mpmath.mpf(s) ** 2))
+            for k in range(alpha + 1))) / (alpha - 1)
+        quad = renyi_mp(Fraction(alpha), s, q, "forward")
+        assert abs(quad - closed) < mpmath.mpf("1e-18")
+
+
+def test_renyi_directions_differ_and_substitution_is_symmetric() -> None:
+    """The reverse and substitution references integrate other pairs (the substitution
+    pair mirrored is itself, so D(A'||A) = D(A||A'), also by quadrature)."""
+    with mpmath.workdps(25):
+        a, s, q = Fraction(5, 2), 1.0, 0.2
+        assert renyi_mp(a, s, q, "forward") > 2 * renyi_mp(a, s, q, "reverse")
+        sub = renyi_mp(a, s, q, "substitute")
+        sd, rate, order = mpmath.mpf(s), mpmath.mpf(q), mpmath.mpf(a.numerator) / a.denominator
+
+        def mix(x: mpmath.mpf, shift: int) -> mpmath.mpf:
+            return (1 - rate) * mpmath.npdf(x, 0, sd) + rate * mpmath.npdf(x, shift, sd)
+
+        mirrored = mpmath.log(mpmath.quad(lambda x: mix(x, 1) ** order * mix(x, -1) ** (1 - order),
+                                          [-mpmath.inf, 0, mpmath.inf])) / (order - 1)
+        assert abs(sub - mirrored) < mpmath.mpf("1e-15")
+
+
+def test_fft_reference_is_theexact_cyclic_convolution() -> None:
+    """AUD-FFTError reference: the integer cyclic convolution equals numpy's linear
+    convolution folded mod n (small integers, exact in float64), and the two-vector cases
+    wrap around the cyclic grid (aliasing is exercised)."""
+    rng = np.random.default_rng(3)
+    vectors = [rng.integers(0, 9, 7), rng.integers(0, 9, 5)]
+    linear = np.array([1.0])
+    for v in vectors:
+        for _ in range(2):
+            linear = np.convolve(linear, v.astype(np.float64))
+    folded = np.zeros(16)
+    np.add.at(folded, np.arange(linear.size) % 16, linear)
+    assert exact_cyclic(vectors, [2, 2], 16) == folded.astype(np.int64).tolist()
+    wraps = []
+    for seed in range(8):
+        ints, counts, n = dyadic_case(seed)
+        assert all(int(m.sum()) <= 1 << 30 and int(m.min()) >= 0 for m in ints)
+        wraps.append(sum((m.size - 1) * c for m, c in zip(ints, counts, strict=True)) >= n)
+    assert any(wraps)

@@ -47,6 +47,8 @@ __all__ = [
     "Discretiser",
     "StepGrid",
     "certified_profile",
+    "composition_error",
+    "cyclic_compose",
     "discretise",
     "fft_error_bound",
     "merge_lower",
@@ -355,29 +357,46 @@ def _compose(grids: Sequence[StepGrid], h: float, tolerance: float) -> _Composed
     outside_lower = (tail_bound(grids, h, above=k_hi * h, lower=True)
                      + tail_bound(grids, h, below=k_lo * h, lower=True))
 
+    counts = [g.count for g in grids]
+
     def compose(vectors: list[NDArray[np.float64]]) -> NDArray[np.longdouble]:
-        spectrum = np.ones(n, dtype=np.clongdouble)
-        for g, v in zip(grids, vectors, strict=True):
-            cyclic = np.zeros(n, dtype=np.clongdouble)
-            np.add.at(cyclic, np.arange(v.size) % n, v.astype(np.longdouble))
-            spectrum *= _power(scipy.fft.fft(cyclic), g.count)
-        z = scipy.fft.ifft(spectrum).real
+        z = cyclic_compose(vectors, counts, n)
         # entry p holds lattice index offset + p (mod n); rotate so entry 0 is k_lo
         return np.asarray(np.roll(z, -((k_lo - offset) % n)), dtype=np.longdouble)
 
     uppers = [g.upper for g in grids]
     lowers = [g.lower for g in grids]
-    counts = [g.count for g in grids]
 
     def error(vectors: list[NDArray[np.float64]]) -> float:
-        return fft_error_bound(
-            n, [_up(float(np.linalg.norm(v)) * (1 + 4 * _U)) for v in vectors],
-            [_up(math.fsum(v.tolist()) * (1 + 4 * _U)) for v in vectors], counts)
+        return composition_error(vectors, counts, n)
 
     log_keep = math.fsum(g.count * math.log1p(-g.infinity) for g in grids)
     infinity = -math.expm1(_down(log_keep * (1 + 8 * _U)))
     return _Composed(k_lo, compose(uppers), compose(lowers), error(uppers), error(lowers),
                      outside, outside_lower, _up(infinity * (1 + 8 * _U)))
+
+
+def cyclic_compose(vectors: Sequence[NDArray[np.float64]], counts: Sequence[int], n: int
+                   ) -> NDArray[np.longdouble]:
+    """The composition whose error AUD-FFTError bounds: z = IFFT(prod_m FFT(x_m)^{T_m}) in
+    80-bit extended precision on the cyclic grid of length ``n`` (each x_m wrapped mod n,
+    so an entry holds the sum of its aliases, AUD-TailBound)."""
+    spectrum = np.ones(n, dtype=np.clongdouble)
+    for v, count in zip(vectors, counts, strict=True):
+        cyclic = np.zeros(n, dtype=np.clongdouble)
+        np.add.at(cyclic, np.arange(v.size) % n, v.astype(np.longdouble))
+        spectrum *= _power(scipy.fft.fft(cyclic), count)
+    z: NDArray[np.longdouble] = scipy.fft.ifft(spectrum).real
+    return z
+
+
+def composition_error(vectors: Sequence[NDArray[np.float64]], counts: Sequence[int],
+                      n: int) -> float:
+    """AUD-FFTError for :func:`cyclic_compose` of nonnegative ``vectors``: the bound of
+    :func:`fft_error_bound` with each vector's l2 and l1 norms rounded up."""
+    return fft_error_bound(
+        n, [_up(float(np.linalg.norm(v)) * (1 + 4 * _U)) for v in vectors],
+        [_up(math.fsum(v.tolist()) * (1 + 4 * _U)) for v in vectors], counts)
 
 
 def _power(x: NDArray[np.clongdouble], t: int) -> NDArray[np.clongdouble]:

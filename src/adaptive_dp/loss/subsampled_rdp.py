@@ -64,7 +64,8 @@ from adaptive_dp.errors import (
 from adaptive_dp.numerics.enclosure import arb_of, enclose
 from adaptive_dp.numerics.rounding import ball_lower, ball_upper, round_down, round_up
 
-__all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_curve"]
+__all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_curve",
+           "subsampled_gaussian_rdp_direction"]
 
 Neighbours = Literal["add-remove", "substitute"]
 Direction = Literal["forward", "reverse", "substitute"]
@@ -412,6 +413,17 @@ def subsampled_gaussian_rdp(
     fwd = _bounds(_direction_ball("forward", a, s, g))
     rev = _bounds(_direction_ball("reverse", a, s, g))
     return max(fwd[0], rev[0]), max(fwd[1], rev[1])
+
+
+def subsampled_gaussian_rdp_direction(
+    direction: Direction, alpha: Order, noise_multiplier: float, sampling_rate: float
+) -> tuple[float, float]:
+    """AUD-SubsampledRDP: certified [lower, upper] on the divergence of one direction:
+    "forward" D_a(P||Q) and "reverse" D_a(Q||P) of the add-remove pair, or "substitute"
+    (the pairs of :func:`subsampled_gaussian_rdp`)."""
+    neighbours: Neighbours = "substitute" if direction == "substitute" else "add-remove"
+    a, s, g = _check_inputs(alpha, noise_multiplier, sampling_rate, neighbours)
+    return _bounds(_direction_ball(direction, a, s, g))
 
 
 def subsampled_gaussian_rdp_curve(

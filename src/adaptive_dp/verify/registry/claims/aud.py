@@ -1,4 +1,4 @@
-"""Claims of the certified privacy profiles of the audit (tag AUD, issue 13).
+"""Claims of the certified privacy profiles of the audit (tag AUD, issues 13 and 15).
 
 ``AUD-ProfileUpper/<mechanism>[-eps0|-eps1]``: the certified upper bound on the optimal
 delta(eps) of a short composition (:func:`adaptive_dp.loss.certified.certified_profile`
@@ -39,28 +39,66 @@ datasets that realise the pair (the other records' gradients 0), where the mecha
 loss is the pair's (``tests/verify/test_aud_claims.py`` checks the densities agree and
 that a simulation there is consistent with the certified interval).
 
-AUD-ProfileLower is not registered: a verdict is violated only when a lower confidence
-bound exceeds the claimed value (docs/design.md, verification: verdicts), so the harness
-cannot test that a true delta is at least a claimed one. The realising datasets'
-consistency with the certified lower bound is a unit test instead.
+Certified numerics. AUD-ProfileLower, AUD-FFTError, AUD-TailBound, AUD-Inversion and
+AUD-SubsampledRDP are numerical theorems: each claim checks an enclosure against an
+independent exact or high-precision value on a finite set of cases, as an equivalence
+(docs/design.md, Equivalences): quantity max-loss, the statistic of each case is how far
+the exact value lies beyond the enclosure (or the ratio of the exact value to a bound),
+claimed <= a stated tolerance (or 1); every case is deterministic and checked
+(:class:`Cases`). A lower bound is tested this way, not by the harness's one-sided
+verdicts, which cannot show that a true delta is at least a claimed one.
+
+- ``AUD-ProfileLower/{rr,gaussian}``: certified lower delta(eps) minus the exact delta at 15
+  eps in [-0.5, 3], for 4 x randomized response (eps 0.7; exact binomial enumeration) and
+  3 x Gaussian (s = 1.5; EXT-DRS19 at 30 digits), h = 1/256; claimed <= 1e-12. Twin
+  ``lower-from-upper`` (each step's lower measure replaced by its upper, spread, measure).
+- ``AUD-Inversion/{rr,gaussian}``: how far the exact eps(delta) (bisection of the exact
+  delta to 1e-18) lies outside the certified [lower, upper], 8 deltas in [1e-3, 0.2];
+  claimed <= 1e-9 (the ends are bisected to a relative 1e-10). Twins ``lower-for-upper``
+  (rr: the upper end searched with the lower delta) and ``upper-for-lower`` (gaussian).
+- ``AUD-TailBound/rr-gaussian``: exact composed mass beyond a threshold (direct
+  convolution of the grid's masses) over the Chernoff bound, 6 x randomized response
+  (eps 0.5) and 4 x Gaussian (s = 1) on h = 1/64, upper and lower measures, thresholds at
+  the mean -+ 1, 2, 3 standard deviations; claimed <= 1. Twin ``counts-dropped``.
+- ``AUD-FFTError/dyadic-vectors``: ||z_computed - z||_2 / E_2 for eight cases of one or
+  two dyadic vectors (denominator 2^30) composed on a cyclic grid of 64 (with wrap-around),
+  z the exact cyclic convolution in integers; claimed <= 1. Twin ``double-precision``.
+- ``AUD-SubsampledRDP/{add-remove,substitute}``: how far D_alpha by mpmath quadrature (20
+  digits) lies outside the certified enclosure, at integer and non-integer orders;
+  claimed <= 1e-12. Twins ``reverse-only`` (only D_a(Q||P)) and
+  ``wrong-neighbouring-relation`` (the add/remove RDP charged for substitution).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache, partial
 from typing import Literal
 
+import mpmath
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
 from adaptive_dp.guarantees.histories import (
+    GaussianStep,
     History,
+    RandomizedResponseStep,
     SubsampledGaussianStep,
     SubsampledLaplaceStep,
 )
+from adaptive_dp.loss.certified import (
+    CertifiedProfile,
+    certified_profile,
+    composition_error,
+    cyclic_compose,
+    discretise,
+    tail_bound,
+)
+from adaptive_dp.loss.subsampled_rdp import subsampled_gaussian_rdp
 from adaptive_dp.mechanisms.subsampled import ShiftPair, dominating_pair
 from adaptive_dp.verify.judge.claim import (
     Claim,
@@ -71,21 +109,34 @@ from adaptive_dp.verify.judge.claim import (
     samples_for,
 )
 from adaptive_dp.verify.judge.estimators import Quantity
-from adaptive_dp.verify.registry.bounds import ProfileUpper
+from adaptive_dp.verify.registry.bounds import PROFILE_H, ProfileUpper
 from adaptive_dp.verify.registry.twins.profiles import (
     AddRemoveForSubstitution,
+    LowerForUpper,
     OneOrderOnly,
     TruncatedTails,
+    UpperForLower,
+    counts_dropped,
+    double_precision_compose,
+    lower_from_upper,
+    reverse_only_rdp,
 )
 
 __all__ = [
     "CLAIMS",
+    "EXACT_HISTORIES",
     "HISTORIES",
     "OTHERS",
     "REALISING",
+    "Cases",
     "PairComposition",
     "SubsampledSum",
+    "dyadic_case",
+    "exact_cyclic",
+    "exact_delta",
+    "exact_epsilon",
     "mechanism_for",
+    "renyi_mp",
     "sum_law",
 ]
 
@@ -317,4 +368,320 @@ def _mechanism_claims() -> tuple[Claim, ...]:
         for name, (scenario, twin) in _MECHANISMS.items())
 
 
-CLAIMS: tuple[Claim, ...] = _profile_claims() + _mechanism_claims()
+
+
+# --- The certified numerics: AUD-ProfileLower, AUD-FFTError, AUD-TailBound, AUD-Inversion,
+# AUD-SubsampledRDP (module docstring, "Certified numerics").
+
+_ENCLOSURE_TOL = 1e-12
+"""Largest admissible excess of an exact value beyond an enclosure (values are O(1), the
+references are computed to 30 digits or exactly)."""
+_INVERSION_TOL = 1e-9
+"""The same for eps(delta), whose certified ends are bisected to a relative 1e-10."""
+
+EXACT_HISTORIES: dict[str, History] = {
+    "rr": History((RandomizedResponseStep(0.7, 4),)),
+    "gaussian": History((GaussianStep(1.5, 3),)),
+}
+"""Compositions whose exact profile is known: randomized response (exact binomial
+enumeration) and the Gaussian (EXT-DRS19's closed form with mu = sqrt(T)/s)."""
+_TAIL_STEPS: dict[str, RandomizedResponseStep | GaussianStep] = {
+    "rr": RandomizedResponseStep(0.5, 6), "gaussian": GaussianStep(1.0, 4)}
+_TAIL_H = Fraction(1, 64)
+_RDP_CASES: dict[str, tuple[tuple[Fraction, float, float], ...]] = {
+    "add-remove": ((Fraction(2), 1.0, 0.2), (Fraction(5, 2), 1.0, 0.2),
+                   (Fraction(3, 2), 0.8, 0.5)),
+    "substitute": ((Fraction(2), 1.0, 0.2), (Fraction(5, 2), 1.0, 0.2),
+                   (Fraction(3, 2), 0.8, 0.5)),
+}
+"""(alpha, noise s, sampling rate q) of the AUD-SubsampledRDP cases: integer orders (the
+binomial route) and non-integer ones (the certified quadrature)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cases:
+    """An equivalence over finitely many cases (docs/design.md, Equivalences): the
+    statistic of each case is deterministic and path i takes case i mod the number of
+    cases, so every case is checked (``paths`` always exceeds it)."""
+
+    values: tuple[float, ...]
+
+    def __call__(self, paths: int, rng: np.random.Generator, under: str) -> NDArray[np.float64]:
+        out: NDArray[np.float64] = np.resize(np.array(self.values, dtype=np.float64), paths)
+        return out
+
+
+def _cases_setup(values: tuple[float, ...], claimed: float, profile: str, note: str) -> Setup:
+    delta_min = profile_delta(profile, 0.02)
+    return Setup(Quantity.MAX_LOSS, claimed, claimed, Cases(values),
+                 samples_for(Quantity.MAX_LOSS, claimed, delta_min), orders=("x",),
+                 delta_min=delta_min, note=note)
+
+
+def _gaussian_delta_mp(mu: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
+    """EXT-DRS19 at mpmath's working precision (arguments may be mpf)."""
+    d: mpmath.mpf = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(
+        -eps / mu - mu / 2)
+    return d
+
+
+def exact_delta(scenario: str, eps: mpmath.mpf | float) -> mpmath.mpf:
+    """The exact delta(eps) of ``EXACT_HISTORIES[scenario]`` at mpmath's working precision:
+    randomized response by enumerating the binomial law of the count of kept bits (loss
+    eps_0 (2k - T)), the Gaussian by EXT-DRS19 with mu = sqrt(T)/s."""
+    (step,) = EXACT_HISTORIES[scenario].steps
+    e = mpmath.mpf(eps)
+    if isinstance(step, RandomizedResponseStep):
+        e0, t = mpmath.mpf(step.epsilon), step.count
+        keep = 1 / (1 + mpmath.exp(-e0))
+        total: mpmath.mpf = mpmath.fsum(
+            mpmath.binomial(t, k) * keep**k * (1 - keep) ** (t - k)
+            * max(mpmath.mpf(0), 1 - mpmath.exp(e - e0 * (2 * k - t))) for k in range(t + 1))
+        return total
+    assert isinstance(step, GaussianStep)
+    return _gaussian_delta_mp(mpmath.sqrt(step.count) / mpmath.mpf(step.noise_multiplier), e)
+
+
+_LOWER_EPSILONS = tuple(float(e) for e in np.linspace(-0.5, 3.0, 15))
+
+
+@lru_cache(maxsize=8)
+def _certified(scenario: str, twin: bool = False) -> CertifiedProfile:
+    """The certified profile of ``EXACT_HISTORIES[scenario]`` (``twin``: with the
+    lower-from-upper discretiser), cached: several claims read it."""
+    return certified_profile(EXACT_HISTORIES[scenario], PROFILE_H,
+                             discretiser=lower_from_upper if twin else None)
+
+
+@lru_cache(maxsize=8)
+def _lower_excess(scenario: str, twin: bool) -> tuple[float, ...]:
+    """Certified lower delta minus the exact delta at each of ``_LOWER_EPSILONS``."""
+    profile = _certified(scenario, twin)
+    with mpmath.workdps(30):
+        return tuple(profile.delta_bounds(e)[0] - float(exact_delta(scenario, e))
+                     for e in _LOWER_EPSILONS)
+
+
+def dyadic_case(seed: int) -> tuple[list[NDArray[np.int64]], list[int], int]:
+    """Integer numerators (over 2^30) of one or two nonnegative vectors of l1 norm at most 1,
+    their counts and the cyclic length (a wrap-around for the two-vector cases)."""
+    rng = np.random.default_rng(seed)
+    width = int(rng.integers(8, 25))
+    vectors = []
+    for _ in range(1 + seed % 2):
+        m = rng.integers(0, 1 << 12, width)
+        m[int(rng.integers(width))] += (1 << 30) - int(m.sum()) - int(rng.integers(1 << 20))
+        vectors.append(m)
+    counts = [3] if seed % 2 == 0 else [2, 2]
+    return vectors, counts, 64
+
+
+def exact_cyclic(vectors: list[NDArray[np.int64]], counts: list[int], n: int) -> list[int]:
+    """The exact cyclic convolution of the integer vectors (each ``counts`` times)."""
+    z = [1] + [0] * (n - 1)
+    for v, count in zip(vectors, counts, strict=True):
+        for _ in range(count):
+            nxt = [0] * n
+            for i, a in enumerate(z):
+                if a:
+                    for j, b in enumerate(v.tolist()):
+                        nxt[(i + j) % n] += a * b
+            z = nxt
+    return z
+
+
+@lru_cache(maxsize=4)
+def _fft_ratios(twin: bool) -> tuple[float, ...]:
+    """||z_computed - z||_2 / E_2 (AUD-FFTError) on eight dyadic cases, z exact."""
+    out = []
+    for seed in range(8):
+        ints, counts, n = dyadic_case(seed)
+        vectors = [m.astype(np.float64) / 2**30 for m in ints]
+        computed = (double_precision_compose if twin else cyclic_compose)(vectors, counts, n)
+        scale = 2 ** (30 * sum(counts))
+        exact = exact_cyclic(ints, counts, n)
+        error = math.sqrt(float(sum(
+            (Fraction(*c.as_integer_ratio()) - Fraction(e, scale)) ** 2
+            for c, e in zip(computed, exact, strict=True))))
+        out.append(error / composition_error(vectors, counts, n))
+    return tuple(out)
+
+
+def _ratio(exact: float, bound: float) -> float:
+    """exact / bound, with a zero bound (an underflowed Chernoff bound) infinitely exceeded
+    by any positive mass."""
+    if bound > 0:
+        return exact / bound
+    return math.inf if exact > 0 else 0.0
+
+
+@lru_cache(maxsize=8)
+def _tail_ratios(scenario: str, twin: bool) -> tuple[float, ...]:
+    """Exact composed mass beyond a threshold over its Chernoff bound (AUD-TailBound), for
+    the step's upper and lower measures, thresholds at the composed mean -+ 1, 2, 3
+    standard deviations; the exact mass by direct convolution of the grid's masses."""
+    step = _TAIL_STEPS[scenario]
+    grid, _ = discretise(dominating_pair(step), _TAIL_H, step.count, 1e-12)
+    bound = counts_dropped if twin else tail_bound
+    h = float(_TAIL_H)
+    out = []
+    for lower in (False, True):
+        masses = grid.lower if lower else grid.upper
+        composed = np.array([1.0])
+        for _ in range(step.count):
+            composed = np.convolve(composed, masses)
+        losses = (grid.offset * step.count + np.arange(composed.size)) * h
+        mean = math.fsum((composed * losses).tolist()) / math.fsum(composed.tolist())
+        sd = math.sqrt(math.fsum((composed * (losses - mean) ** 2).tolist())
+                       / math.fsum(composed.tolist()))
+        for k in (1, 2, 3):
+            above, below = mean + k * sd, mean - k * sd
+            out.append(_ratio(math.fsum(composed[losses > above].tolist()),
+                              bound([grid], h, above=above, lower=lower)))
+            out.append(_ratio(math.fsum(composed[losses < below].tolist()),
+                              bound([grid], h, below=below, lower=lower)))
+    return tuple(out)
+
+
+_INVERSION_DELTAS = tuple(float(d) for d in np.geomspace(1e-3, 0.2, 8))
+
+
+def exact_epsilon(scenario: str, delta: float) -> mpmath.mpf:
+    """eps(delta) of ``EXACT_HISTORIES[scenario]``: the root of exact_delta(eps) = delta
+    (continuous and strictly decreasing where positive), bisected in [0, 10]."""
+    target, low, high = mpmath.mpf(delta), mpmath.mpf(0), mpmath.mpf(10)
+    for _ in range(64):  # bisection: the bracket ends 10 / 2^64 < 1e-18 apart
+        mid = (low + high) / 2
+        if exact_delta(scenario, mid) > target:
+            low = mid
+        else:
+            high = mid
+    return high
+
+
+@lru_cache(maxsize=8)
+def _inversion_excess(scenario: str, twin: bool) -> tuple[float, ...]:
+    """How far the exact eps(delta) lies outside the certified [lower, upper]."""
+    profile = _certified(scenario)
+    if twin:
+        kind = LowerForUpper if scenario == "rr" else UpperForLower
+        profile = kind(profile.history, profile.h, profile.tolerance, profile.directions,
+                       profile.pairs)
+    out = []
+    for delta, star in zip(_INVERSION_DELTAS, _exact_epsilons(scenario), strict=True):
+        lower, upper = profile.epsilon_bounds(delta)
+        out.append(max(lower - star, star - upper))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4)
+def _exact_epsilons(scenario: str) -> tuple[float, ...]:
+    with mpmath.workdps(30):
+        return tuple(float(exact_epsilon(scenario, delta)) for delta in _INVERSION_DELTAS)
+
+
+def renyi_mp(alpha: Fraction, s: float, q: float, direction: str) -> mpmath.mpf:
+    """D_alpha of the subsampled Gaussian's pair by mpmath quadrature (working precision):
+    "forward" D(A||B), "reverse" D(B||A) with A = (1-q) N(0, s^2) + q N(1, s^2),
+    B = N(0, s^2); "substitute" D(A'||A) with A' = (1-q) N(0, s^2) + q N(-1, s^2)."""
+    a, sd, rate = mpmath.mpf(alpha.numerator) / alpha.denominator, mpmath.mpf(s), mpmath.mpf(q)
+
+    def mixture(x: mpmath.mpf, shift: int) -> mpmath.mpf:
+        m: mpmath.mpf = (1 - rate) * mpmath.npdf(x, 0, sd) + rate * mpmath.npdf(x, shift, sd)
+        return m
+
+    densities: dict[str, tuple[Callable[[mpmath.mpf], mpmath.mpf], ...]] = {
+                 "forward": (lambda x: mixture(x, 1), lambda x: mpmath.npdf(x, 0, sd)),
+                 "reverse": (lambda x: mpmath.npdf(x, 0, sd), lambda x: mixture(x, 1)),
+                 "substitute": (lambda x: mixture(x, -1), lambda x: mixture(x, 1))}
+    p, r = densities[direction]
+    moment = mpmath.quad(lambda x: p(x) ** a * r(x) ** (1 - a),
+                         [-mpmath.inf, -3, 0, 1, 4, mpmath.inf])
+    out: mpmath.mpf = mpmath.log(moment) / (a - 1)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _rdp_exact(neighbours: str) -> tuple[float, ...]:
+    with mpmath.workdps(20):
+        if neighbours == "substitute":
+            return tuple(float(renyi_mp(a, s, q, "substitute"))
+                         for a, s, q in _RDP_CASES[neighbours])
+        return tuple(float(max(renyi_mp(a, s, q, "forward"), renyi_mp(a, s, q, "reverse")))
+                     for a, s, q in _RDP_CASES[neighbours])
+
+
+@lru_cache(maxsize=8)
+def _rdp_excess(neighbours: Literal["add-remove", "substitute"], twin: bool
+                ) -> tuple[float, ...]:
+    """How far the quadrature's D_alpha lies outside the certified enclosure."""
+    out = []
+    for (a, s, q), exact in zip(_RDP_CASES[neighbours], _rdp_exact(neighbours), strict=True):
+        if not twin:
+            lower, upper = subsampled_gaussian_rdp(a, s, q, neighbours)
+        elif neighbours == "add-remove":
+            lower, upper = reverse_only_rdp(a, s, q)
+        else:
+            lower, upper = subsampled_gaussian_rdp(a, s, q, "add-remove")
+        out.append(max(lower - exact, exact - upper))
+    return tuple(out)
+
+
+def _numeric_claim(spec_id: str, scenario: str, summary: str, claimed: float,
+                   values: Callable[[bool], tuple[float, ...]], note: str,
+                   twin: tuple[str, str]) -> Claim:
+    return Claim(spec_id, scenario, Quantity.MAX_LOSS, summary,
+                 lambda p: _cases_setup(values(False), claimed, p, note),
+                 (Twin(twin[0], twin[1],
+                       lambda p: _cases_setup(values(True), claimed, "quick", note)),))
+
+
+def _numeric_claims() -> tuple[Claim, ...]:
+    claims: list[Claim] = []
+    for scenario in ("rr", "gaussian"):
+        what = ("4 x randomized response (eps 0.7), exact binomial enumeration"
+                if scenario == "rr" else "3 x Gaussian (s = 1.5), EXT-DRS19 at 30 digits")
+        claims.append(_numeric_claim(
+            "AUD-ProfileLower", scenario,
+            "the certified lower delta(eps) is at most the exact one (excess <= 1e-12)",
+            _ENCLOSURE_TOL, partial(_lower_excess, scenario),
+            f"{what}; 15 eps in [-0.5, 3]; h = 1/256",
+            ("lower-from-upper", "each step's lower measure replaced by its upper (spread) "
+                                 "measure")))
+        claims.append(_numeric_claim(
+            "AUD-Inversion", scenario,
+            "the certified [lower, upper] on eps(delta) contains the exact eps(delta)",
+            _INVERSION_TOL, partial(_inversion_excess, scenario),
+            f"{what}; 8 deltas in [1e-3, 0.2]; h = 1/256",
+            ("lower-for-upper", "the upper end of eps(delta) searched with the lower delta")
+            if scenario == "rr" else
+            ("upper-for-lower", "the lower end of eps(delta) searched with the upper delta")))
+    claims.append(_numeric_claim(
+        "AUD-TailBound", "rr-gaussian",
+        "the Chernoff bound is at least the exact composed mass beyond a threshold (ratio <= 1)",
+        1.0, lambda twin: _tail_ratios("rr", twin) + _tail_ratios("gaussian", twin),
+        "6 x randomized response (eps 0.5) and 4 x Gaussian (s = 1) on h = 1/64, upper and "
+        "lower measures, thresholds at the mean -+ 1, 2, 3 sd",
+        ("counts-dropped", "one moment generating function factor per step, not T_j")))
+    claims.append(_numeric_claim(
+        "AUD-FFTError", "dyadic-vectors",
+        "the l2 error of the extended-precision FFT composition is at most E_2 (ratio <= 1)",
+        1.0, _fft_ratios,
+        "8 cases: one or two nonnegative dyadic vectors (denominator 2^30, l1 <= 1) of length "
+        "8..24, composed 3 or 2 + 2 times on a cyclic grid of 64; z exact in integers",
+        ("double-precision", "the transform computed in complex128, bounded for u = 2^-64")))
+    for neighbours in ("add-remove", "substitute"):
+        cases = ", ".join(f"(a={float(a):g}, s={s:g}, q={q:g})"
+                          for a, s, q in _RDP_CASES[neighbours])
+        twin = (("reverse-only", "only D_a(Q||P) of the add/remove pair charged")
+                if neighbours == "add-remove" else
+                ("wrong-neighbouring-relation", "the add/remove RDP charged for substitution"))
+        claims.append(_numeric_claim(
+            "AUD-SubsampledRDP", neighbours,
+            "the certified [lower, upper] on D_alpha contains the mpmath quadrature's value",
+            _ENCLOSURE_TOL, partial(_rdp_excess, neighbours),
+            f"{cases}; reference: mpmath quadrature at 20 digits", twin))
+    return tuple(claims)
+
+
+CLAIMS: tuple[Claim, ...] = _profile_claims() + _mechanism_claims() + _numeric_claims()
