@@ -14,7 +14,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "adaptive_dp"
 
 ROWS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("audit", "certify", "applications", "verify.registry", "catalogue"),
+    ("audit", "certify", "verify.registry", "catalogue"),
+    ("applications",),
     ("verify.judge",),
     ("interactive", "sessions"),
     ("filters",),
@@ -25,12 +26,13 @@ ROWS: tuple[tuple[str, ...], ...] = (
     ("guarantees",),
     ("numerics",),
 )
-"""Top to bottom. ``verify.judge`` sits below the registry (which uses it) and beside
-nothing else; ``catalogue`` needs neither."""
+"""Top to bottom. ``applications`` sits below the registry (whose claims check its
+algorithms); ``verify.judge`` sits below the registry (which uses it) and beside nothing
+else; ``catalogue`` needs neither."""
 
 EDGE_ROWS = {
-    "interchange": 8.5,
-    "transcript": 8.25,
+    "interchange": 9.5,
+    "transcript": 9.25,
     "errors": len(ROWS),
     "resources": len(ROWS),
 }
