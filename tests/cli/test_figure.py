@@ -5,9 +5,12 @@ evaluation of RRUV16-Odometer's formula."""
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
+import pytest
 from mpmath import mp
 
+from adaptive_dp.cli import main
 from adaptive_dp.cli.figure import odometer_curves, rruv16_n_for
 
 
@@ -43,3 +46,10 @@ def test_rruv16_n_default_and_override() -> None:
     assert rruv16_n_for(Fraction(2)) == 2
     curves = odometer_curves(Fraction(1, 10), 3, Fraction(1, 10**5), 1, rruv16_n=100)
     assert 0 <= curves["RRUV16 (reconstructed)"][2] - _rruv16(3, "0.1", 100, "1e-5") < 1e-12
+
+
+def test_figure_rruv16_n_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "odometers.png"
+    assert main(["figure", "odometers", "--out", str(out), "--rruv16-n", "1"]) == 2
+    assert "--rruv16-n must be at least 2" in capsys.readouterr().err
+    assert not out.exists()

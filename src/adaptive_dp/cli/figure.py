@@ -82,6 +82,8 @@ def odometer_curves(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.rruv16_n is not None and args.rruv16_n < 2:
+        raise UsageError("--rruv16-n must be at least 2")
     try:
         import matplotlib
 
@@ -101,8 +103,6 @@ def run(args: argparse.Namespace) -> int:
         if args.mixture_rho is not None
         else mixture_rho_for(v_final, float(dp))
     )
-    if args.rruv16_n is not None and args.rruv16_n < 2:
-        raise UsageError("--rruv16-n must be at least 2")
     n_rruv16 = args.rruv16_n or rruv16_n_for(eps)
     curves = odometer_curves(eps, args.steps, dp, rho, n_rruv16)
     fig, ax = plt.subplots(figsize=(7, 4.5))
