@@ -7,10 +7,10 @@ response or Laplace on the worst-case neighbours, losses from the mechanisms' lo
 densities, strict ``>``, both orders), with n = 10 so that every epsilon_j lies in the
 recollection's range [1/n, 1]:
 
-- ``RRUV16-Odometer/constant``: RR with epsilon = 0.1 at each of 10^4 steps (certified
-  readings).
+- ``RRUV16-Odometer/constant``: RR with epsilon = 0.1 at each of 1,000 (quick) / 10^4
+  (full) steps (certified readings).
 - ``RRUV16-Odometer/adaptive-epsilon``: RR, epsilon = 0.5 while L > V/2, else 0.1; horizon
-  1,000 (quick) / 10^4 (full), fast readings.
+  300 (quick, for the one-second budget) / 10^4 (full), fast readings.
 - ``RRUV16-Odometer/budget-hugging``: epsilon = 0.5 (RR) while the loss is within 1 of
   the bound, else 0.1 (Laplace); same horizons.
 - ``RRUV16-Odometer/pdp-steps`` (:class:`PDPPairCrossing`): the attaining pDP pair of
