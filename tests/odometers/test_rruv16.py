@@ -4,11 +4,14 @@ path, validation, and the twins' exact crossing probabilities in their scenarios
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mpmath import mp
 
 from adaptive_dp.errors import DeltaRangeError, ParameterError
@@ -136,3 +139,25 @@ def test_delta_term_dropped_twin_is_crossed_surely() -> None:
     for s in range(0, 88):
         below += mp.binomial(111, s) * p**s * (1 - p) ** (111 - s)
     assert below < mp.mpf("1e-9")
+
+
+@settings(max_examples=30, deadline=None)
+@given(seq=st.lists(st.tuples(st.one_of(st.floats(0, 2), st.sampled_from(
+    [math.nan, math.inf, -math.inf, -0.1, -1e-300])),
+    st.sampled_from([0.0, 1e-4, 2e-3, math.nan, -1e-4])), min_size=1, max_size=25))
+def test_fast_readings_never_below_the_certified_ones(seq: list[tuple[float, float]]) -> None:
+    """The fast path flags invalid spends (then reads +inf) and never reads below the
+    certified path."""
+    odometer = RRUV16Odometer(delta="0.01", n=7)
+    state, fast, flagged = odometer.start(), odometer.fast(1), False
+    for epsilon, delta in seq:
+        valid = 0 <= epsilon < math.inf and 0 <= delta < 1
+        fast = fast.spend(epsilon, delta)
+        flagged |= not valid
+        assert bool(fast.invalid[0]) == flagged
+        if valid:
+            state = state.spend(ProbabilisticDP(epsilon, delta))
+        reading = float(fast.reading()[0])
+        assert reading >= state.reading()
+        if flagged:
+            assert reading == math.inf
