@@ -9,7 +9,7 @@ from typing import Literal
 
 from flint import arb
 
-from adaptive_dp.errors import DeltaRangeError, ParameterError
+from adaptive_dp.errors import DeltaRangeError
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.guarantees.definitions import ApproxDP, Guarantee
 from adaptive_dp.guarantees.lattice import Measure
@@ -26,24 +26,13 @@ from adaptive_dp.numerics import (
     exact_upper,
     round_down,
 )
-from adaptive_dp.numerics.floats import Flag, Real, both, expm1, inflate_up, log1p, mul_up, sqrt
+from adaptive_dp.numerics.floats import Flag, Real, both, inflate_up, log1p, mul_up, sqrt
 from adaptive_dp.numerics.search import bisect_increasing
+from adaptive_dp.odometers.rruv16 import rruv16_drift_fast, rruv16_drift_upper
 
 __all__ = ["RRUV16Filter", "rruv16_drift_upper"]
 
 HLog = Literal["1/delta", "2/delta"]
-
-
-def rruv16_drift_upper(epsilon: Fraction) -> Fraction:
-    """An exact rational upper bound of epsilon (e^epsilon - 1) / 2 (certified); a
-    ParameterError where no finite enclosure exists (epsilon of order 1e300)."""
-    if epsilon == 0:
-        return Fraction(0)
-    ball = enclose(lambda: arb_of(epsilon) * arb_of(epsilon).expm1() / 2)
-    if not ball.is_finite():
-        raise ParameterError("epsilon", float(epsilon), "a spend whose drift "
-                             "epsilon (e^epsilon - 1)/2 has a finite enclosure")
-    return exact_upper(ball)
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -154,7 +143,7 @@ class RRUV16Filter(Rule):
         return ball_lower(self._remaining_ball(sums))
 
     def _fast_increments(self, primary: Real, delta: Real) -> tuple[Real, ...]:
-        drift = inflate_up(primary * expm1(primary) / 2)
+        drift = rruv16_drift_fast(primary)
         return (mul_up(primary, primary), drift, delta)
 
     def _fast_admits(self, sums: tuple[Real, ...]) -> Flag:

@@ -1,4 +1,4 @@
-"""Privacy-loss accumulators (H23 / Lécuyer) and time-uniform odometers (W23), two
+"""Privacy-loss accumulators (H23 / Lécuyer) and time-uniform odometers (W23, RRUV16), two
 different protocols (docs/design.md, vocabulary)."""
 
 from adaptive_dp.odometers.accumulators import (
@@ -13,6 +13,7 @@ from adaptive_dp.odometers.accumulators import (
     RDPCurveAccumulator,
     ZCDPAccumulator,
 )
+from adaptive_dp.odometers.rruv16 import RRUV16Odometer
 from adaptive_dp.odometers.w23 import (
     FastOdometerState,
     Odometer,
@@ -35,6 +36,7 @@ __all__ = [
     "OdometerState",
     "RDPAccumulator",
     "RDPCurveAccumulator",
+    "RRUV16Odometer",
     "W23MixtureOdometer",
     "W23StitchedOdometer",
     "ZCDPAccumulator",

@@ -15,8 +15,9 @@ with V_n = sum_{m<=n} epsilon_m^2, Delta_n = sum_{m<=n} delta_m, for conditional
 (epsilon_m, delta_m)-pDP inputs (pure DP included), valid with probability
 >= 1 - delta' - delta''. Readings are certified and rounded up.
 
-The RRUV16 odometer is omitted: its formula was not retrieved (spec item RRUV16-Odometer,
-memory only), and a reconstruction would be a new result, not RRUV16's.
+The RRUV16 odometer (RRUV16-Odometer, reconstructed from a recollection and proved) is
+:class:`adaptive_dp.odometers.rruv16.RRUV16Odometer`; it shares :class:`_Odometer`, keeping
+its drift sum in the third sum (here the stitched boundary's start m).
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ class Odometer(Protocol):
 class _Odometer(Ledger):
     """Shared parts of the W23 odometers (frozen slotted dataclasses): a ledger of
     conditionally pDP spends with sums (V_n, Delta_n, m), m = the first positive
-    epsilon^2 (the stitched boundary's predictable start), read through a boundary."""
+    epsilon^2 (the stitched boundary's predictable start), read through a boundary
+    (RRUV16Odometer keeps its drift sum in the third place)."""
 
     __slots__ = ()
     N_SUMS = 3
