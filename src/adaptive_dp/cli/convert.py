@@ -14,7 +14,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from adaptive_dp.cli import UsageError
-from adaptive_dp.errors import NonFiniteResultError
+from adaptive_dp.errors import NonFiniteResultError, ParameterError
 from adaptive_dp.guarantees import (
     GDP,
     RDP,
@@ -166,7 +166,12 @@ def _zcdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
     g = ZCDP(args.rho)
     if method == "cks20":
         return zcdp_to_dp_optimal(g, args.delta), method
-    return zcdp_to_dp_bun_steinke(g, args.delta), method
+    try:
+        return zcdp_to_dp_bun_steinke(g, args.delta), method
+    except ParameterError as error:  # --delta is R23-Lem2.3's delta'' (delta_slack)
+        if error.name != "delta_slack":
+            raise
+        raise UsageError(f"--delta {args.delta}: expected {error.allowed}") from None
 
 
 def _gdp_to_dp(args: argparse.Namespace) -> tuple[ApproxDP, str]:
