@@ -88,4 +88,4 @@ def test_gdp_accumulator(
     assert [r["spec"] for r in out] == ["EXT-GDPAccumulator"] * 2
     assert out[0]["mu"] == 0.6000000000000001 and out[1]["mu"] == 1.0
     assert run(["odometer", "gdp"], LINE, monkeypatch) == 2
-    assert "'gdp' does not support kind 'pure'" in capsys.readouterr().err
+    assert "'gdp' cannot take this pure spend" in capsys.readouterr().err

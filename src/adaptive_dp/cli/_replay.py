@@ -60,7 +60,7 @@ def replay(
         if not ledger.supports(spend):
             reason = ledger.unsupported(spend)
             raise UsageError(
-                f"line {index}: {name} does not support kind {kind_of(spend)!r} ({reason})"
+                f"line {index}: {name} cannot take this {kind_of(spend)} spend: {reason}"
             )
         record, stop = step(spend)
         emit(index, record)

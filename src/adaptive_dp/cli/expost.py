@@ -84,7 +84,7 @@ def _boundary(args: argparse.Namespace) -> Boundary:
     if args.boundary == "linear":
         if args.form != "w22":
             raise UsageError("--boundary linear is for --form w22")
-        return VilleBoundary(2 * exact_positive(args.linear_slope, "--linear-slope"),
+        return VilleBoundary(2 * exact_positive(args.linear_slope, "linear_slope"),
                              delta=args.delta)
     if args.form == "w22":
         raise UsageError("--boundary stitched is for --form r23")
@@ -127,10 +127,15 @@ def _text_fields(record: Record) -> list[str]:
     out: list[str] = []
     for key, value in record.items():
         if isinstance(value, dict):
-            out.extend(f"{key}.{sub}={v!r}" for sub, v in value.items())
+            out.extend(f"{key}.{sub}={_plain(v)}" for sub, v in value.items())
         else:
-            out.append(f"{key}={value!r}")
+            out.append(f"{key}={_plain(value)}")
     return out
+
+
+def _plain(value: object) -> str:
+    """A field as text: floats in shortest form, names bare, None as '-'."""
+    return "-" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
 def _rule(args: argparse.Namespace) -> Rule:

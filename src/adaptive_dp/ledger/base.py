@@ -72,9 +72,12 @@ class Ledger:
         """Why ``spend`` is not supported (for error messages)."""
         alpha = self._alpha()
         books = self.MEASURE.value + ("" if alpha is None else f" at alpha={alpha}")
+        given = getattr(spend, "alpha", None)
+        what = (f"an RDP spend at alpha={given}" if given is not None
+                else f"a {type(spend).__name__} spend")
         return (
-            f"{type(self).__name__} ({self.SPEC}) keeps its books in {books}; a "
-            f"{type(spend).__name__} spend implies no such guarantee"
+            f"{type(self).__name__} ({self.SPEC}) keeps its books in {books}; "
+            f"{what} implies no such guarantee"
         )
 
     def increments(self, spend: Spend) -> Sums:
