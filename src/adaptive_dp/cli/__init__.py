@@ -90,10 +90,15 @@ def _in_flags(error: Exception, argv: list[str]) -> str:
     is named by that flag and the text written after it (``--rho nan: expected a finite
     number``); any other error as it is."""
     if isinstance(error, (ParameterError, ParameterTypeError)):
-        flag = "--" + error.name.replace("_", "-")
-        for i, token in enumerate(argv):
-            if token == flag and i + 1 < len(argv):
-                return f"{flag} {argv[i + 1]}: expected {error.allowed}"
-            if token.startswith(flag + "="):
-                return f"{flag} {token[len(flag) + 1:]}: expected {error.allowed}"
+        name = error.name.replace("_", "-")
+        given = {t.split("=", 1)[0] for t in argv if t.startswith("--")}
+        flags = [f for f in given if f == f"--{name}"] or [
+            f for f in given if f.endswith(f"-{name}")]  # --mixture-rho for rho
+        if len(flags) == 1:
+            flag = flags[0]
+            for i, token in enumerate(argv):
+                if token == flag and i + 1 < len(argv):
+                    return f"{flag} {argv[i + 1]}: expected {error.allowed}"
+                if token.startswith(flag + "="):
+                    return f"{flag} {token[len(flag) + 1:]}: expected {error.allowed}"
     return str(error)
