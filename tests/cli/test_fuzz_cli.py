@@ -206,7 +206,9 @@ def _check(argv: list[str], stdin: str | bytes) -> None:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and "error" in lines[0], shown
         assert lines[0].startswith("adaptive-dp"), shown
-        named = [a for a in argv if "/" in a] + ["--", "line ", "argument"]
+        positional = [a for i, a in enumerate(argv)
+                      if i and not a.startswith("--") and not argv[i - 1].startswith("--")]
+        named = [a for a in argv if "/" in a] + positional + ["--", "line ", "argument"]
         assert any(n in lines[0] for n in named), f"names no flag or line: {shown}"
 
 
