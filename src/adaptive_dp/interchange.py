@@ -63,6 +63,7 @@ from adaptive_dp.numerics import short_exact
 __all__ = [
     "InterchangeError",
     "load_object",
+    "numbered_lines",
     "parse_line",
     "parse_object",
     "read_history",
@@ -179,9 +180,25 @@ def spend_fields(spend: Spend) -> dict[str, object]:
     return out
 
 
+def numbered_lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(line number, text) from 1, with bytes that are not UTF-8 reported as an
+    :class:`InterchangeError` naming the line (instead of a decoding traceback)."""
+    number = 0
+    iterator = iter(lines)
+    while True:
+        try:
+            text = next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError:
+            raise InterchangeError(number + 1, "text", "not UTF-8 text") from None
+        number += 1
+        yield number, text
+
+
 def read_spends(lines: Iterable[str]) -> Iterator[tuple[int, Spend]]:
     """(line number, spend) for every non-blank line; numbering starts at 1."""
-    for number, text in enumerate(lines, start=1):
+    for number, text in numbered_lines(lines):
         if text.strip():
             yield number, parse_line(text, number)
 
@@ -242,7 +259,7 @@ def read_history(lines: Iterable[str], neighbours: str | None = None,
     steps: list[Step] = []
     spends: list[Spend] = []
     header: dict[str, object] = {}
-    for number, text in enumerate(lines, start=1):
+    for number, text in numbered_lines(lines):
         if not text.strip():
             continue
         obj = load_object(text, number)

@@ -37,7 +37,13 @@ from typing import Literal
 
 from adaptive_dp.guarantees.histories import NEIGHBOURS
 from adaptive_dp.guarantees.spends import Spend
-from adaptive_dp.interchange import InterchangeError, load_object, parse_object, spend_fields
+from adaptive_dp.interchange import (
+    InterchangeError,
+    load_object,
+    numbered_lines,
+    parse_object,
+    spend_fields,
+)
 from adaptive_dp.numerics import short_exact
 
 __all__ = [
@@ -203,7 +209,7 @@ def read_transcript(lines: Iterable[str]) -> Transcript:
     """A transcript from its lines (blank lines skipped; numbering starts at 1)."""
     header: Header | None = None
     entries: list[Entry] = []
-    for number, text in enumerate(lines, start=1):
+    for number, text in numbered_lines(lines):
         if not text.strip():
             continue
         obj = load_object(text, number)

@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import io
 import json
+import shutil
 import signal
 import sys
 from collections.abc import Iterator
@@ -133,8 +134,7 @@ def _value(draw: st.DrawFn, action: argparse.Action, tmp: Path) -> list[str]:
         return [str(pick)]
     if action.dest in PATH_DESTS:
         return [draw(st.sampled_from([str(tmp / "out.txt"), "/nonexistent/dir/x", str(tmp),
-                                      str(EXAMPLES / "spends.jsonl"),
-                                      str(EXAMPLES / "transcripts" / "w23-truthful.jsonl"),
+                                      str(tmp / "spends.jsonl"), str(tmp / "transcript.jsonl"),
                                       str(tmp / "garbage.jsonl")]))]
     return [draw(_number())]
 
@@ -216,6 +216,10 @@ def _check(argv: list[str], stdin: str | bytes) -> None:
 def tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("fuzz")
     (path / "garbage.jsonl").write_bytes(b"\xff\xfe{not json\n")
+    # copies: a drawn path may be an output (--json, --out), and the repository's files
+    # must never be overwritten
+    shutil.copy(EXAMPLES / "spends.jsonl", path / "spends.jsonl")
+    shutil.copy(EXAMPLES / "transcripts" / "w23-truthful.jsonl", path / "transcript.jsonl")
     return path
 
 

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import pkgutil
 import sys
 from collections.abc import Sequence
 from typing import NoReturn, Protocol, cast
 
 from adaptive_dp import __version__
-from adaptive_dp.errors import AdaptiveDPError, ParameterError, ParameterTypeError
+from adaptive_dp.errors import (
+    AdaptiveDPError,
+    NonFiniteResultError,
+    ParameterError,
+    ParameterTypeError,
+)
 
 __all__ = ["Subcommand", "UsageError", "build_parser", "main"]
 
@@ -88,7 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _in_flags(error: Exception, argv: list[str]) -> str:
     """The error in the user's vocabulary: a bad library parameter whose flag the user gave
     is named by that flag and the text written after it (``--rho nan: expected a finite
-    number``); any other error as it is."""
+    number``); a certified computation with no finite answer lists the flags given; any
+    other error as it is."""
+    if isinstance(error, NonFiniteResultError):
+        pairs = " ".join(f"{a} {b}" for a, b in itertools.pairwise(argv)
+                         if a.startswith("--") and not b.startswith("--"))
+        return f"{error} (given {pairs})" if pairs else str(error)
     if isinstance(error, (ParameterError, ParameterTypeError)):
         name = error.name.replace("_", "-")
         given = {t.split("=", 1)[0] for t in argv if t.startswith("--")}

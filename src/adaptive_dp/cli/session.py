@@ -19,6 +19,7 @@ from adaptive_dp.cli import UsageError, _Parser
 from adaptive_dp.cli.filter import books_from_flags, rule_from_flags
 from adaptive_dp.filters.named import ACCUMULATORS, ODOMETERS, RULES
 from adaptive_dp.guarantees.histories import NEIGHBOURS
+from adaptive_dp.interchange import numbered_lines
 from adaptive_dp.sessions import SessionStore, Status
 from adaptive_dp.transcript import MODES, Header, header_line
 
@@ -159,7 +160,7 @@ def _spend(args: argparse.Namespace) -> int:
             answer = store.spend(args.request, args.id)
             sys.stdout.write(json.dumps(answer.record()) + "\n")
             return 0
-        for number, text in enumerate(sys.stdin, start=1):
+        for number, text in numbered_lines(sys.stdin):
             if text.strip():
                 answer = store.spend(text, line=number)
                 sys.stdout.write(json.dumps(answer.record()) + "\n")
