@@ -210,8 +210,7 @@ class RandomizedResponseIM:
         pf = exact(p, "p")
         if not Fraction(1, 2) < pf < 1:
             raise ParameterError("p", p, "1/2 < p < 1")
-        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-            raise ParameterError("rounds", rounds, "an integer >= 1")
+        rounds = _rounds(rounds)
         object.__setattr__(self, "p", pf)
         object.__setattr__(self, "rounds", rounds)
 
@@ -249,9 +248,38 @@ class RandomizedResponseIM:
         return sample_transition(self.transitions(state, message), rng)
 
 
+def _rounds(rounds: object) -> int:
+    """A number of rounds: an integer >= 1 (bools excluded)."""
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+        raise ParameterError("rounds", rounds, "an integer >= 1")
+    return rounds
+
+
+class _CountingIM:
+    """The counting mechanisms' step: each query is a tuple of distinct indices, answered
+    by the exact count plus the subclass's ``_noise``, at most ``rounds`` times."""
+
+    __slots__ = ()
+    rounds: int
+
+    def _noise(self, rng: np.random.Generator) -> float | int:
+        raise NotImplementedError
+
+    def step(
+        self, state: object, message: object, rng: np.random.Generator
+    ) -> tuple[object, object]:
+        if message is LAMBDA:
+            return _CountState(_bits(state), 0), STARTED
+        counted = _count_query(state, message, self.rounds)
+        if isinstance(counted, Refusal):
+            return state, counted
+        nxt, count = counted
+        return nxt, count + self._noise(rng)
+
+
 def _count_query(state: object, message: object, rounds: int) -> tuple[_CountState, int] | Refusal:
-    """The counting mechanisms' query step before the noise: a refusal, or the next state
-    and the exact count of the queried indices (a tuple of distinct in-range integers)."""
+    """The query step before the noise: a refusal, or the next state and the exact count of
+    the queried indices (a tuple of distinct in-range integers)."""
     if not isinstance(state, _CountState):
         raise TypeError("counting mechanism: bad state")
     if state.used >= rounds:
@@ -268,7 +296,7 @@ def _count_query(state: object, message: object, rounds: int) -> tuple[_CountSta
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class GaussianCountIM:
+class GaussianCountIM(_CountingIM):
     """R23-Def2.5 / R23-Lem2.2 as an interactive mechanism (H23-Def1.4): each query is a
     tuple of distinct indices (a counting query, l2 sensitivity 1 between neighbours
     that differ in one bit), answered by the count plus N(0, sigma^2) with
@@ -290,8 +318,7 @@ class GaussianCountIM:
 
     def __init__(self, rho: ExactLike, rounds: int = 1) -> None:
         r = exact_positive(rho, "rho")
-        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-            raise ParameterError("rounds", rounds, "an integer >= 1")
+        rounds = _rounds(rounds)
         sigma = ball_upper(enclose(lambda: (arb_of(rounds) / (2 * arb_of(r))).sqrt()))
         object.__setattr__(self, "rho", r)
         object.__setattr__(self, "rounds", rounds)
@@ -302,20 +329,12 @@ class GaussianCountIM:
         k, s = self.rounds, self.sigma
         return ZCDP(ball_upper(enclose(lambda: arb_of(k) / (2 * arb_of(s) * arb_of(s)))))
 
-    def step(
-        self, state: object, message: object, rng: np.random.Generator
-    ) -> tuple[object, object]:
-        if message is LAMBDA:
-            return _CountState(_bits(state), 0), STARTED
-        counted = _count_query(state, message, self.rounds)
-        if isinstance(counted, Refusal):
-            return state, counted
-        nxt, count = counted
-        return nxt, count + float(rng.normal(0.0, self.sigma))
+    def _noise(self, rng: np.random.Generator) -> float:
+        return float(rng.normal(0.0, self.sigma))
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class DiscreteGaussianCountIM:
+class DiscreteGaussianCountIM(_CountingIM):
     """EXT-DiscreteGaussian as an interactive mechanism (H23-Def1.4): each query is a tuple
     of distinct indices (a counting query, sensitivity 1 between neighbours that differ in
     one bit), answered by the count plus an exact sample of the discrete Gaussian
@@ -333,8 +352,7 @@ class DiscreteGaussianCountIM:
 
     def __init__(self, rho: ExactLike, rounds: int = 1) -> None:
         r = exact_positive(rho, "rho")
-        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-            raise ParameterError("rounds", rounds, "an integer >= 1")
+        rounds = _rounds(rounds)
         object.__setattr__(self, "rho", r)
         object.__setattr__(self, "rounds", rounds)
         object.__setattr__(self, "sigma2", rounds / (2 * r))
@@ -343,13 +361,5 @@ class DiscreteGaussianCountIM:
     def guarantee(self) -> Guarantee:
         return ZCDP(self.rho)
 
-    def step(
-        self, state: object, message: object, rng: np.random.Generator
-    ) -> tuple[object, object]:
-        if message is LAMBDA:
-            return _CountState(_bits(state), 0), STARTED
-        counted = _count_query(state, message, self.rounds)
-        if isinstance(counted, Refusal):
-            return state, counted
-        nxt, count = counted
-        return nxt, count + discrete_gaussian(self.sigma2, rng)
+    def _noise(self, rng: np.random.Generator) -> int:
+        return discrete_gaussian(self.sigma2, rng)
