@@ -89,3 +89,26 @@ def test_gdp_accumulator(
     assert out[0]["mu"] == 0.6000000000000001 and out[1]["mu"] == 1.0
     assert run(["odometer", "gdp"], LINE, monkeypatch) == 2
     assert "'gdp' cannot take this pure spend" in capsys.readouterr().err
+
+
+def test_rruv16_odometer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RRUV16-Odometer through the command line: the readings are the library's certified
+    ones (pure and pDP spends), and --n is required."""
+    from adaptive_dp.guarantees.definitions import ProbabilisticDP, PureDP
+    from adaptive_dp.odometers.rruv16 import RRUV16Odometer
+
+    stdin = ('{"kind": "pure", "epsilon": "0.1"}\n'
+             '{"kind": "pdp", "epsilon": "0.1", "delta": "1e-9"}\n')
+    assert run(["odometer", "rruv16", "--delta", "1e-5", "--n", "10", "--json"], stdin,
+               monkeypatch) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    state = RRUV16Odometer(delta="1e-5", n=10).start()
+    expected = []
+    for spend in (PureDP("0.1"), ProbabilisticDP("0.1", "1e-9")):
+        state = state.spend(spend)
+        expected.append(state.reading())
+    assert [r["reading"] for r in out] == expected
+    assert run(["odometer", "rruv16", "--delta", "1e-5"], stdin, monkeypatch) == 2
+    assert "needs --n" in capsys.readouterr().err

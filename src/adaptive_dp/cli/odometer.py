@@ -46,6 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="w23-stitched: the poster's rounded constants or the exact boundary",
     )
     parser.add_argument("--alpha", help="rdp: the Renyi order")
+    parser.add_argument("--n", help="rruv16: the n fixed in advance (an integer >= 2)")
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE")
 
 

@@ -43,6 +43,7 @@ _PARAMETERS = (
     ("stitch_eta", "w23-stitched: eta (default 2)"),
     ("stitch_s", "w23-stitched: s (default 1.4)"),
     ("stitch_form", "w23-stitched: poster (default) or exact"),
+    ("n", "rruv16: the n fixed in advance (an integer >= 2)"),
 )
 """Every parameter a named rule, odometer or accumulator reads, with its flag's help."""
 

@@ -37,6 +37,7 @@ from adaptive_dp.odometers.accumulators import (
     RDPAccumulator,
     ZCDPAccumulator,
 )
+from adaptive_dp.odometers.rruv16 import RRUV16Odometer
 from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer, mixture_rho_for
 
 __all__ = [
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 Params = Mapping[str, ExactLike | None]
-Books = W23StitchedOdometer | W23MixtureOdometer | Accumulator
+Books = W23StitchedOdometer | W23MixtureOdometer | RRUV16Odometer | Accumulator
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,8 @@ ODOMETERS: Mapping[str, Named] = {
         {"delta_slack": None, "mixture_rho": None, "mixture_v_star": None, "sides": "one"},
         _mixture,
     ),
+    "rruv16": Named(("delta", "n"), {},
+                    lambda p: RRUV16Odometer(delta=_p(p, "delta"), n=_p(p, "n"))),
 }
 """The time-uniform odometers of ``adaptive-dp odometer``."""
 
@@ -208,5 +211,6 @@ def build_odometer(name: str, params: Params) -> Books:
         raise ParameterError("odometer", name, f"one of {', '.join(known)}")
     named = table[name]
     books = named.build(_complete("odometer", name, named, params))
-    assert isinstance(books, (W23StitchedOdometer, W23MixtureOdometer, Accumulator))
+    assert isinstance(books, (W23StitchedOdometer, W23MixtureOdometer, RRUV16Odometer,
+                              Accumulator))
     return books
