@@ -91,11 +91,12 @@ class RRUV16Odometer(_Odometer):
 
     def __init__(self, *, delta: ExactLike, n: ExactLike) -> None:
         """``delta`` is delta_g in (0, 1): delta_g/2 caps sum delta_j (``delta_budget``) and
-        bounds the crossing probability with the concentration term; ``n`` >= 2 an integer."""
+        bounds the crossing probability with the concentration term; ``n`` an integer in
+        [2, 2^53] (so that n^2 is a float)."""
         dg = exact_delta(delta, "delta", allow_zero=False)
         size = exact(n, "n")
-        if size.denominator != 1 or size < 2:
-            raise ParameterError("n", n, "an integer n >= 2")
+        if size.denominator != 1 or not 2 <= size <= 2**53:
+            raise ParameterError("n", n, "an integer 2 <= n <= 2^53")
         _set_deltas(self, dg, dg / 2)
         object.__setattr__(self, "n", int(size))
         object.__setattr__(self, "_fast", (
