@@ -10,11 +10,16 @@ each release's loss computed from the Gaussian log densities. The baseline draws
 same number of standard normals (paths x 100) with ``Generator.standard_normal``; the
 ratio is (loss samples x 100 per second) / (normals per second), i.e. how close the
 simulator comes to the cost of generating its noise alone.
+
+The two timings are interleaved (one simulator batch, one block of normals, ``repeats``
+rounds, the order alternating), so a shared machine's drift hits both alike; printed
+are the ratio of the best times and the median of the per-round ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from collections.abc import Callable
 
@@ -27,40 +32,49 @@ from adaptive_dp.verify.judge.simulate import simulate
 STEPS = 100
 
 
-def _best(fn: Callable[[], None], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--paths", type=int, default=20_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     adversary = BudgetHugging((GAUSSIAN,), 2.25, STEPS, "mu2", 0.1, 0.4, 0.0)
 
-    def run_simulator() -> None:
-        simulate(adversary, args.paths, rng)
+    def run_simulator() -> object:
+        return simulate(adversary, args.paths, rng)
 
-    def run_normals() -> None:
-        rng.standard_normal((args.paths, STEPS))
+    def run_normals() -> object:
+        return rng.standard_normal((args.paths, STEPS))
 
-    sim = _best(run_simulator, args.repeats)
-    raw = _best(run_normals, args.repeats)
-    losses_per_s = args.paths / sim
-    normals_per_s = args.paths * STEPS / raw
-    ratio = losses_per_s * STEPS / normals_per_s
+    run_simulator()  # warm-up (imports, first allocations)
+    run_normals()
+    sim: list[float] = []
+    raw: list[float] = []
+    for r in range(args.repeats):  # interleaved, alternating which goes first
+        first, second = (run_simulator, run_normals) if r % 2 == 0 else (run_normals,
+                                                                          run_simulator)
+        a, b = _timed(first), _timed(second)
+        sim.append(a if first is run_simulator else b)
+        raw.append(b if first is run_simulator else a)
+    releases = args.paths * STEPS
+    paired = statistics.median(r / s for s, r in zip(sim, raw, strict=True))
     rows = [
-        ("paths x steps", f"{args.paths} x {STEPS}"),
-        ("simulator, loss samples / s", f"{losses_per_s:,.0f}"),
-        ("simulator, releases / s", f"{losses_per_s * STEPS:,.0f}"),
-        ("numpy standard_normal, draws / s", f"{normals_per_s:,.0f}"),
-        ("ratio (releases / normal draws)", f"{ratio:.3f}"),
+        ("paths x steps, rounds", f"{args.paths} x {STEPS}, {args.repeats} interleaved"),
+        ("simulator s (best / median)", f"{min(sim):.4f} / {statistics.median(sim):.4f}"),
+        ("normals s (best / median)", f"{min(raw):.4f} / {statistics.median(raw):.4f}"),
+        ("simulator, loss samples / s (median)",
+         f"{args.paths / statistics.median(sim):,.0f}"),
+        ("simulator, releases / s (median)", f"{releases / statistics.median(sim):,.0f}"),
+        ("numpy standard_normal, draws / s (median)",
+         f"{releases / statistics.median(raw):,.0f}"),
+        ("ratio of bests (releases / normal draws)", f"{min(raw) / min(sim):.3f}"),
+        ("ratio, median of paired rounds", f"{paired:.3f}"),
     ]
     width = max(len(r[0]) for r in rows)
     for name, value in rows:

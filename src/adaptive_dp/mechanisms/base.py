@@ -8,6 +8,8 @@ A mechanism declares its densities (``logpdf``), a sampler and its fixed guarant
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
@@ -51,23 +53,38 @@ class Mechanism(Protocol):
 
 def _finite_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     arr = np.asarray(value, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise NonFiniteError(name, value, "finite numbers")
     return arr
 
 
+def _within(arr: NDArray[np.float64], low_ok: Callable[[float], bool]) -> bool:
+    """Performance only: True if every entry is finite and passes ``low_ok`` (checked on
+    the minimum), from two reductions; a NaN makes both reductions NaN (False)."""
+    if arr.size == 0:
+        return False
+    low, high = float(arr.min()), float(arr.max())
+    return low_ok(low) and high < math.inf
+
+
 def positive_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     """``value`` as a float array, every entry finite and > 0 (else a ParameterError)."""
+    arr = np.asarray(value, dtype=np.float64)
+    if _within(arr, lambda low: low > 0):
+        return arr
     arr = _finite_array(value, name)
-    if not np.all(arr > 0):
+    if not (arr > 0).all():
         raise NegativeParameterError(name, value, "numbers > 0")
     return arr
 
 
 def nonnegative_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     """``value`` as a float array, every entry finite and >= 0 (else a ParameterError)."""
+    arr = np.asarray(value, dtype=np.float64)
+    if _within(arr, lambda low: low >= 0):
+        return arr
     arr = _finite_array(value, name)
-    if not np.all(arr >= 0):
+    if not (arr >= 0).all():
         raise NegativeParameterError(name, value, "numbers >= 0")
     return arr
 
@@ -75,6 +92,6 @@ def nonnegative_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
 def bit_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     """``value`` as a float array of bits, every entry 0 or 1 (else a ParameterError)."""
     arr = _finite_array(value, name)
-    if not np.all((arr == 0) | (arr == 1)):
+    if not ((arr == 0) | (arr == 1)).all():
         raise ParameterError(name, value, "bits 0 or 1")
     return arr

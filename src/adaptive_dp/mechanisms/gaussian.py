@@ -14,7 +14,7 @@ from adaptive_dp.mechanisms.base import positive_array
 from adaptive_dp.numerics import arb_of, ball_upper, enclose, exact_positive
 from adaptive_dp.numerics.exact import ExactLike
 
-__all__ = ["GaussianMechanism", "gaussian_logpdf", "gaussian_sample"]
+__all__ = ["GaussianMechanism", "gaussian_log_ratio", "gaussian_logpdf", "gaussian_sample"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -30,6 +30,33 @@ def gaussian_logpdf(y: ArrayLike, center: ArrayLike, sigma: ArrayLike) -> NDArra
     return out
 
 
+def gaussian_log_ratio(
+    y: ArrayLike, center: float, other: float, sigma: ArrayLike
+) -> NDArray[np.float64]:
+    """``gaussian_logpdf(y, center, sigma) - gaussian_logpdf(y, other, sigma)``, bit for
+    bit (the same operations in the same order), with one validation, one log and
+    in-place temporaries. ``center`` and ``other`` are scalars."""
+    s = positive_array(sigma, "sigma")
+    yy = np.asarray(y, dtype=np.float64)
+    shape = np.broadcast_shapes(yy.shape, s.shape)
+    log_s = np.log(s)
+    z = np.empty(shape)
+    out = np.empty(shape)
+    tmp = np.empty(shape)
+    for c, acc in ((float(center), out), (float(other), tmp)):
+        if c == 0.0 and math.copysign(1.0, c) > 0:
+            np.divide(yy, s, out=z)  # y - 0.0 is y, bit for bit
+        else:
+            np.subtract(yy, c, out=z)
+            np.divide(z, s, out=z)
+        np.multiply(z, -0.5, out=acc)
+        acc *= z
+        acc -= log_s
+        acc -= _HALF_LOG_2PI
+    out -= tmp
+    return out
+
+
 def gaussian_sample(
     center: ArrayLike, sigma: ArrayLike, rng: np.random.Generator
 ) -> NDArray[np.float64]:
@@ -37,7 +64,9 @@ def gaussian_sample(
     s = positive_array(sigma, "sigma")
     c = np.asarray(center, dtype=np.float64)
     shape = np.broadcast_shapes(c.shape, s.shape)
-    out: NDArray[np.float64] = c + s * rng.standard_normal(shape)
+    out: NDArray[np.float64] = rng.standard_normal(shape)
+    out *= s  # c + s * z, in place: the same bits
+    out += c
     return out
 
 

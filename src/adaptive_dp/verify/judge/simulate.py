@@ -63,14 +63,9 @@ from adaptive_dp.interactive.adversary import (
     RANDOMIZED_RESPONSE,
     Adversary,
 )
-from adaptive_dp.mechanisms import (
-    gaussian_logpdf,
-    gaussian_sample,
-    laplace_logpdf,
-    laplace_sample,
-    rr_logpmf,
-    rr_sample,
-)
+from adaptive_dp.mechanisms.gaussian import gaussian_log_ratio, gaussian_sample
+from adaptive_dp.mechanisms.laplace import laplace_log_ratio, laplace_sample
+from adaptive_dp.mechanisms.randomized_response import rr_log_ratio, rr_sample
 
 __all__ = [
     "BatchLedger",
@@ -267,15 +262,14 @@ def release_losses(
     takes bits: its ``distance`` must be 1."""
     if kind == LAPLACE:
         scale = 1.0 / param
-        out: NDArray[np.float64] = (laplace_logpdf(y, 0.0, scale)
-                                    - laplace_logpdf(y, distance, scale))
+        out: NDArray[np.float64] = laplace_log_ratio(y, 0.0, distance, scale)
     elif kind == GAUSSIAN:
         sigma = 1.0 / param
-        out = gaussian_logpdf(y, 0.0, sigma) - gaussian_logpdf(y, distance, sigma)
+        out = gaussian_log_ratio(y, 0.0, distance, sigma)
     elif kind == RANDOMIZED_RESPONSE:
         if distance != 1.0:
             raise ValueError(f"distance={distance!r} is not allowed for randomized response")
-        out = rr_logpmf(y, 0.0, param) - rr_logpmf(y, 1.0, param)
+        out = rr_log_ratio(y, param)  # = rr_logpmf(y, 0, p) - rr_logpmf(y, 1, p), bitwise
     else:
         raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
     return out
@@ -291,6 +285,34 @@ def _sample(
     if kind == RANDOMIZED_RESPONSE:
         return rr_sample(center, param, rng)
     raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
+
+
+def _release(
+    kind: int, center: float, param: NDArray[np.float64], distance: float,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Outputs and losses of one kind's releases: ``_sample`` then ``release_losses``,
+    with the scale 1 / param computed once (the same bits)."""
+    if kind == LAPLACE or kind == GAUSSIAN:
+        scale = 1.0 / param
+        if kind == LAPLACE:
+            y = laplace_sample(center, scale, rng)
+            return y, laplace_log_ratio(y, 0.0, distance, scale)
+        y = gaussian_sample(center, scale, rng)
+        return y, gaussian_log_ratio(y, 0.0, distance, scale)
+    y = _sample(kind, center, param, rng)
+    return y, release_losses(kind, y, param, distance)
+
+
+def _present(kinds: NDArray[np.int8]) -> list[int]:
+    """The kinds present, ascending (as ``np.unique`` gives them; one pass pair when all
+    are equal, the common case)."""
+    if kinds.size == 0:
+        return []
+    low, high = int(kinds.min()), int(kinds.max())
+    if low == high:
+        return [low]
+    return [int(k) for k in np.unique(kinds)]
 
 
 def simulate(
@@ -341,19 +363,21 @@ def simulate(
         kind = np.asarray(request.kind, dtype=np.int8)
         param = np.asarray(request.param, dtype=np.float64)
         admitted = active.copy() if ledger is None else ledger.admit(kind, param, active.copy())
-        present = np.unique(kind[admitted])
+        everyone = bool(admitted.all())
+        present = _present(kind if everyone else kind[admitted])
         for k in present:
-            selected = admitted if present.size == 1 else admitted & (kind == k)
+            single = len(present) == 1
+            selected = admitted if single else admitted & (kind == k)
             rows: NDArray[np.intp] | slice = (
-                slice(None) if selected.all() else np.nonzero(selected)[0])
+                slice(None) if single and everyone else np.nonzero(selected)[0])
             p = param[rows]
-            y = _sample(int(k), center, p, rng)
+            y, step_loss = _release(k, center, p, distance, rng)
             outputs[rows, t] = y
             kinds[rows, t] = k
             params[rows, t] = p
             param_sum[rows] += p
             param_sq_sum[rows] += p * p
-            loss[rows] += release_losses(int(k), y, p, distance)
+            loss[rows] += step_loss
         releases += admitted
         last = t + 1
         if loss_path is not None:
