@@ -9,6 +9,7 @@ bridge from 0): B(t1) ~ N(0, t1 I), then for t2 < t1
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -44,6 +45,16 @@ def brownian_backward_step(
     ``b``, ``t_from``, ``t_to``.
     """
     b_arr = np.asarray(b, dtype=np.float64)
+    if isinstance(t_from, float | int) and isinstance(t_to, float | int):
+        # performance only: scalar times (the grid steps of brownian_sample) with float
+        # arithmetic, the same IEEE operations as on 0-d arrays (the same bits)
+        f1, f2 = float(t_from), float(t_to)
+        if not (f2 < f1 and f2 > 0):
+            raise ParameterError("t_to", t_to, "0 < t_to < t_from")
+        noise = rng.standard_normal(b_arr.shape)
+        noise *= math.sqrt(f2 * (f1 - f2) / f1)
+        noise += (f2 / f1) * b_arr  # mean + sd * z
+        return noise
     t1 = np.asarray(t_from, dtype=np.float64)
     t2 = np.asarray(t_to, dtype=np.float64)
     if np.any(~(t2 < t1)) or np.any(~(t2 > 0)):

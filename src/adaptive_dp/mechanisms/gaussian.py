@@ -31,19 +31,23 @@ def gaussian_logpdf(y: ArrayLike, center: ArrayLike, sigma: ArrayLike) -> NDArra
 
 
 def gaussian_log_ratio(
-    y: ArrayLike, center: float, other: float, sigma: ArrayLike
+    y: ArrayLike, center: float, other: float, sigma: ArrayLike, *,
+    out: NDArray[np.float64] | None = None,
+    scratch: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> NDArray[np.float64]:
     """``gaussian_logpdf(y, center, sigma) - gaussian_logpdf(y, other, sigma)``, bit for
-    bit (the same operations in the same order), with one validation, one log and
-    in-place temporaries. ``center`` and ``other`` are scalars."""
+    bit (the same operations in the same order), with one validation and one log.
+    ``center`` and ``other`` are scalars; ``out`` and ``scratch`` (two arrays of the
+    broadcast shape) let a caller reuse its buffers."""
     s = positive_array(sigma, "sigma")
     yy = np.asarray(y, dtype=np.float64)
     shape = np.broadcast_shapes(yy.shape, s.shape)
     log_s = np.log(s)
-    z = np.empty(shape)
-    out = np.empty(shape)
-    tmp = np.empty(shape)
-    for c, acc in ((float(center), out), (float(other), tmp)):
+    z, tmp = scratch if scratch is not None else (np.empty(shape), np.empty(shape))
+    if out is not None and np.may_share_memory(out, yy):
+        raise ValueError("out must not share memory with y")
+    result = out if out is not None else np.empty(shape)
+    for c, acc in ((float(center), result), (float(other), tmp)):
         if c == 0.0 and math.copysign(1.0, c) > 0:
             np.divide(yy, s, out=z)  # y - 0.0 is y, bit for bit
         else:
@@ -53,21 +57,25 @@ def gaussian_log_ratio(
         acc *= z
         acc -= log_s
         acc -= _HALF_LOG_2PI
-    out -= tmp
-    return out
+    result -= tmp
+    return result
 
 
 def gaussian_sample(
-    center: ArrayLike, sigma: ArrayLike, rng: np.random.Generator
+    center: ArrayLike, sigma: ArrayLike, rng: np.random.Generator, *,
+    out: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
-    """R23-Def2.5: one draw of N(center, sigma^2) per element of broadcast(center, sigma)."""
+    """R23-Def2.5: one draw of N(center, sigma^2) per element of broadcast(center, sigma).
+
+    ``out`` (optional, contiguous, of the broadcast shape) receives the draws."""
     s = positive_array(sigma, "sigma")
     c = np.asarray(center, dtype=np.float64)
     shape = np.broadcast_shapes(c.shape, s.shape)
-    out: NDArray[np.float64] = rng.standard_normal(shape)
-    out *= s  # c + s * z, in place: the same bits
-    out += c
-    return out
+    draws: NDArray[np.float64] = (rng.standard_normal(shape) if out is None
+                                  else rng.standard_normal(shape, out=out))
+    draws *= s  # c + s * z, in place: the same bits
+    draws += c
+    return draws
 
 
 @dataclass(frozen=True, slots=True, init=False)

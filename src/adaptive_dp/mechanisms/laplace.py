@@ -31,39 +31,49 @@ def laplace_logpdf(y: ArrayLike, center: ArrayLike, scale: ArrayLike) -> NDArray
 
 
 def laplace_log_ratio(
-    y: ArrayLike, center: float, other: float, scale: ArrayLike
+    y: ArrayLike, center: float, other: float, scale: ArrayLike, *,
+    out: NDArray[np.float64] | None = None, scratch: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """``laplace_logpdf(y, center, scale) - laplace_logpdf(y, other, scale)``, bit for
-    bit (the same operations in the same order), with one validation, one log and
-    in-place temporaries. ``center`` and ``other`` are scalars."""
+    bit (the same operations in the same order), with one validation and one log.
+    ``center`` and ``other`` are scalars; ``out`` and ``scratch`` (arrays of the
+    broadcast shape) let a caller reuse its buffers."""
     b = positive_array(scale, "scale")
     yy = np.asarray(y, dtype=np.float64)
     shape = np.broadcast_shapes(yy.shape, b.shape)
     log_b = np.log(b)
-    out = np.empty(shape)
-    tmp = np.empty(shape)
-    for c, acc in ((float(center), out), (float(other), tmp)):
+    if out is not None and np.may_share_memory(out, yy):
+        raise ValueError("out must not share memory with y")
+    result = out if out is not None else np.empty(shape)
+    tmp = scratch if scratch is not None else np.empty(shape)
+    for c, acc in ((float(center), result), (float(other), tmp)):
         np.subtract(yy, c, out=acc)
         np.abs(acc, out=acc)
         np.negative(acc, out=acc)  # -d / b: the negation is exact
         acc /= b
         acc -= log_b
         acc -= _LOG_2
-    out -= tmp
-    return out
+    result -= tmp
+    return result
 
 
 def laplace_sample(
-    center: ArrayLike, scale: ArrayLike, rng: np.random.Generator
+    center: ArrayLike, scale: ArrayLike, rng: np.random.Generator, *,
+    out: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
-    """R23-Def2.2: one draw of Lap(center, scale) per element of broadcast(center, scale)."""
+    """R23-Def2.2: one draw of Lap(center, scale) per element of broadcast(center, scale).
+
+    ``out`` (optional, of the broadcast shape) receives the draws."""
     b = positive_array(scale, "scale")
     c = np.asarray(center, dtype=np.float64)
     shape = np.broadcast_shapes(c.shape, b.shape)
-    out: NDArray[np.float64] = rng.laplace(0.0, 1.0, shape)
-    out *= b  # c + b * noise, in place: the same bits
-    out += c
-    return out
+    draws: NDArray[np.float64] = rng.laplace(0.0, 1.0, shape)
+    if out is not None:
+        out[...] = draws
+        draws = out
+    draws *= b  # c + b * noise, in place: the same bits
+    draws += c
+    return draws
 
 
 @dataclass(frozen=True, slots=True, init=False)

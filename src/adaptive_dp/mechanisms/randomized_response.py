@@ -76,16 +76,21 @@ def rr_logpmf(y: ArrayLike, bit: ArrayLike, epsilon: ArrayLike) -> NDArray[np.fl
     return out
 
 
-def rr_log_ratio(y: ArrayLike, epsilon: ArrayLike) -> NDArray[np.float64]:
-    """``rr_logpmf(y, 0, eps) - rr_logpmf(y, 1, eps)``, bit for bit, in fewer passes.
+_INF_MINUS_INF = float("-inf") - float("-inf")  # the NaN (bits included) of -inf - -inf
 
-    With d = log P[truthful] - log P[flipped]: d at y = 0, -d at y = 1 (IEEE subtraction
-    is antisymmetric), NaN elsewhere (-inf minus -inf)."""
+
+def rr_log_ratio(y: ArrayLike, bit: float, epsilon: ArrayLike) -> NDArray[np.float64]:
+    """``rr_logpmf(y, bit, eps) - rr_logpmf(y, 1 - bit, eps)``, bit for bit, in fewer passes.
+
+    With d = log P[truthful] - log P[flipped]: d at y = bit, -d at y = 1 - bit (IEEE
+    subtraction is antisymmetric), NaN elsewhere (-inf minus -inf). ``bit`` is 0 or 1."""
     eps, value = _epsilon(epsilon)
+    b = float(bit_array(bit, "bit"))
     yy = np.asarray(y, dtype=np.float64)
     log_true = _of(_log_p_true, eps, value)
     d = log_true - (log_true - (eps if value is None else value.reshape(())))
-    out: NDArray[np.float64] = np.where(yy == 0.0, d, np.where(yy == 1.0, -d, np.nan))
+    out: NDArray[np.float64] = np.where(
+        yy == b, d, np.where(yy == 1.0 - b, -d, _INF_MINUS_INF))
     shape = np.broadcast_shapes(yy.shape, eps.shape)
     if out.shape != shape:
         out = np.broadcast_to(out, shape).copy()

@@ -50,6 +50,7 @@ Two ways to implement a ledger:
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -269,7 +270,7 @@ def release_losses(
     elif kind == RANDOMIZED_RESPONSE:
         if distance != 1.0:
             raise ValueError(f"distance={distance!r} is not allowed for randomized response")
-        out = rr_log_ratio(y, param)  # = rr_logpmf(y, 0, p) - rr_logpmf(y, 1, p), bitwise
+        out = rr_log_ratio(y, 0.0, param)  # rr_logpmf(y, 0, p) - rr_logpmf(y, 1, p)
     else:
         raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
     return out
@@ -287,21 +288,68 @@ def _sample(
     raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
 
 
+@dataclass(slots=True)
+class _Work:
+    """Buffers of one batch, reused at every step where every path releases the same
+    kind (fresh temporaries of that size would be fresh pages at every step)."""
+
+    scale: NDArray[np.float64]
+    loss: NDArray[np.float64]
+    scratch: tuple[NDArray[np.float64], NDArray[np.float64]]
+    square: NDArray[np.float64]
+
+    @staticmethod
+    def of(paths: int) -> _Work:
+        return _Work(np.empty(paths), np.empty(paths), (np.empty(paths), np.empty(paths)),
+                     np.empty(paths))
+
+
 def _release(
     kind: int, center: float, param: NDArray[np.float64], distance: float,
-    rng: np.random.Generator,
+    rng: np.random.Generator, out: NDArray[np.float64] | None = None,
+    work: _Work | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Outputs and losses of one kind's releases: ``_sample`` then ``release_losses``,
-    with the scale 1 / param computed once (the same bits)."""
-    if kind == LAPLACE or kind == GAUSSIAN:
-        scale = 1.0 / param
+    the same operations (the same bits), with the scale 1 / param computed once and,
+    given ``out`` and ``work`` (every path releasing), no fresh temporaries."""
+    if kind in (LAPLACE, GAUSSIAN):
+        scale = 1.0 / param if work is None else np.divide(1.0, param, out=work.scale)
+        loss_out = None if work is None else work.loss
         if kind == LAPLACE:
-            y = laplace_sample(center, scale, rng)
-            return y, laplace_log_ratio(y, 0.0, distance, scale)
-        y = gaussian_sample(center, scale, rng)
-        return y, gaussian_log_ratio(y, 0.0, distance, scale)
+            y = laplace_sample(center, scale, rng, out=out)
+            return y, laplace_log_ratio(y, 0.0, distance, scale, out=loss_out,
+                                        scratch=None if work is None else work.scratch[0])
+        y = gaussian_sample(center, scale, rng, out=out)
+        return y, gaussian_log_ratio(y, 0.0, distance, scale, out=loss_out,
+                                     scratch=None if work is None else work.scratch)
     y = _sample(kind, center, param, rng)
+    if out is not None:
+        out[...] = y
     return y, release_losses(kind, y, param, distance)
+
+
+_History = tuple[NDArray[np.float64], NDArray[np.int8], NDArray[np.float64]]
+_SPARE = threading.local()  # .history: the last unrecorded batch's arrays, for reuse
+_SPARE_BYTES = 1 << 26
+
+
+def _history(paths: int, steps: int, *, reuse: bool) -> _History:
+    """Uninitialised ``(paths, steps)`` column-major outputs, kinds and params.
+
+    Performance only: a batch that is not recorded hands its arrays back (one spare per
+    thread, at most 64 MiB), and the next unrecorded batch of the same shape takes them
+    instead of fresh pages (those page faults cost about as much as the bookkeeping of
+    every step). Nothing of the old batch can be read: each column is written whole
+    before the adversary sees it, and nothing outside the call holds these arrays
+    (an adversary's view is valid during its ``choose`` call)."""
+    spare: _History | None = getattr(_SPARE, "history", None)
+    _SPARE.history = None
+    if reuse and spare is not None and spare[0].shape == (paths, steps):
+        return spare
+    outputs = np.empty((paths, steps), order="F")
+    kinds = np.empty((paths, steps), dtype=np.int8, order="F")
+    params = np.empty((paths, steps), order="F")
+    return outputs, kinds, params
 
 
 def _present(kinds: NDArray[np.int8]) -> list[int]:
@@ -340,18 +388,20 @@ def simulate(
     if not (math.isfinite(distance) and distance > 0):
         raise ValueError(f"distance={distance!r} is not allowed: expected a finite value > 0")
     center = 0.0 if under == "x" else distance
-    # column-major: each step writes one contiguous column
-    outputs = np.full((paths, steps), np.nan, order="F")
-    kinds = np.full((paths, steps), -1, dtype=np.int8, order="F")
-    params = np.zeros((paths, steps), order="F")
+    # column-major: each step writes one contiguous column, whole (a step's column is
+    # filled with NaN / -1 / 0 first unless every path releases; columns never reached
+    # are filled at the end), so no pass over the whole history up front
+    outputs, kinds, params = _history(paths, steps, reuse=not record)
     loss = np.zeros(paths)
     param_sum = np.zeros(paths)
     param_sq_sum = np.zeros(paths)
     loss_path = np.zeros((paths, steps)) if record else None
     bound_path = np.full((paths, steps), np.nan) if record and rule is not None else None
     active = np.ones(paths, dtype=bool)
-    releases = np.zeros(paths, dtype=np.int64)
+    # a byte counter while the horizon fits (adding bool bytes without a cast)
+    counts = np.zeros(paths, dtype=np.uint8 if steps <= 255 else np.int64)
     ledger = rule.start(paths) if rule is not None else None
+    work = _Work.of(paths)
     last = 0
     for t in range(steps):
         view = BatchView(t, paths, outputs[:, :t], kinds[:, :t], params[:, :t], loss, active,
@@ -362,23 +412,35 @@ def simulate(
             break
         kind = np.asarray(request.kind, dtype=np.int8)
         param = np.asarray(request.param, dtype=np.float64)
-        admitted = active.copy() if ledger is None else ledger.admit(kind, param, active.copy())
+        admitted = (active.copy() if ledger is None
+                    else np.asarray(ledger.admit(kind, param, active.copy()), dtype=bool))
         everyone = bool(admitted.all())
         present = _present(kind if everyone else kind[admitted])
+        if not everyone or not present:
+            outputs[:, t] = np.nan
+            kinds[:, t] = -1
+            params[:, t] = 0.0
         for k in present:
             single = len(present) == 1
             selected = admitted if single else admitted & (kind == k)
             rows: NDArray[np.intp] | slice = (
                 slice(None) if single and everyone else np.nonzero(selected)[0])
             p = param[rows]
-            y, step_loss = _release(k, center, p, distance, rng)
-            outputs[rows, t] = y
+            if isinstance(rows, slice):  # every path: draw into the history's column
+                y, step_loss = _release(k, center, p, distance, rng, outputs[:, t], work)
+                np.multiply(p, p, out=work.square)
+                square = work.square
+            else:
+                y, step_loss = _release(k, center, p, distance, rng)
+                outputs[rows, t] = y
+                square = p * p
             kinds[rows, t] = k
             params[rows, t] = p
             param_sum[rows] += p
-            param_sq_sum[rows] += p * p
+            param_sq_sum[rows] += square
             loss[rows] += step_loss
-        releases += admitted
+        np.add(counts, admitted.view(np.uint8) if counts.dtype == np.uint8 else admitted,
+               out=counts)
         last = t + 1
         if loss_path is not None:
             loss_path[:, t] = loss
@@ -386,10 +448,16 @@ def simulate(
             b = ledger.bounds()
             if b is not None:
                 bound_path[:, t] = b
+    releases = counts.astype(np.int64)
     sign = 1.0 if under == "x" else -1.0
     final = sign * loss
     if not record:
+        if 17 * paths * steps <= _SPARE_BYTES:
+            _SPARE.history = (outputs, kinds, params)
         return Transcript(final, releases)
+    outputs[:, last:] = np.nan
+    kinds[:, last:] = -1
+    params[:, last:] = 0.0
     assert loss_path is not None
     if last < steps:
         loss_path[:, last:] = loss[:, None]
