@@ -82,15 +82,17 @@ _INF_MINUS_INF = float("-inf") - float("-inf")  # the NaN (bits included) of -in
 def rr_log_ratio(y: ArrayLike, bit: float, epsilon: ArrayLike) -> NDArray[np.float64]:
     """``rr_logpmf(y, bit, eps) - rr_logpmf(y, 1 - bit, eps)``, bit for bit, in fewer passes.
 
-    With d = log P[truthful] - log P[flipped]: d at y = bit, -d at y = 1 - bit (IEEE
-    subtraction is antisymmetric), NaN elsewhere (-inf minus -inf). ``bit`` is 0 or 1."""
+    log P[truthful] - log P[flipped] at y = bit, its reverse difference at y = 1 - bit
+    (both computed: at eps = 0 they are +0, not +0 and -0), NaN elsewhere (-inf minus
+    -inf). ``bit`` is 0 or 1."""
     eps, value = _epsilon(epsilon)
     b = float(bit_array(bit, "bit"))
     yy = np.asarray(y, dtype=np.float64)
     log_true = _of(_log_p_true, eps, value)
-    d = log_true - (log_true - (eps if value is None else value.reshape(())))
+    log_false = log_true - (eps if value is None else value.reshape(()))
     out: NDArray[np.float64] = np.where(
-        yy == b, d, np.where(yy == 1.0 - b, -d, _INF_MINUS_INF))
+        yy == b, log_true - log_false,
+        np.where(yy == 1.0 - b, log_false - log_true, _INF_MINUS_INF))
     shape = np.broadcast_shapes(yy.shape, eps.shape)
     if out.shape != shape:
         out = np.broadcast_to(out, shape).copy()
