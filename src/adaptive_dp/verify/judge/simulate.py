@@ -8,12 +8,19 @@ refuses each request; the admitted mechanisms run on the worst-case neighbours o
 scalar query (center 0 on ``x``, sensitivity 1 on ``x'``, or a larger ``distance`` for
 group privacy; bit 0 and bit 1 for randomized response), all paths of one kind in one
 numpy call. State is held in ``(paths, steps)`` arrays: never one Python call per path
-per step.
+per step. When every path releases the same kind, the draws go straight into the
+history's column and the losses into reused buffers; an unrecorded batch hands its
+history arrays to the next batch of the same shape (each column is written whole
+before the adversary sees it, so a view holds only its own batch's values, and is valid
+during its ``choose`` call). Outputs are the same bits as without these paths
+(``tests/verify/test_simulate_fast.py``).
 
 **The loss is computed from densities.** Each release adds
 ``log p_x(y) - log p_x'(y)`` evaluated with the mechanisms' own array log densities
-(``laplace_logpdf``, ``gaussian_logpdf``, ``rr_logpmf`` of :mod:`adaptive_dp.mechanisms`),
-never from a bound under test. Under ``x`` the transcript's privacy loss is
+(``laplace_logpdf``, ``gaussian_logpdf``, ``rr_logpmf`` of :mod:`adaptive_dp.mechanisms`,
+through their ``*_log_ratio`` forms: the same operations, one validation and one log,
+equal to the difference of the two log densities bit for bit), never from a bound under
+test. Under ``x`` the transcript's privacy loss is
 ``L = sum_i log p_x(y_i)/p_x'(y_i)``; under ``x'`` the loss in the other order is
 ``L' = sum_i log p_x'(y_i)/p_x(y_i)``; :func:`simulate` returns the loss of the pair in
 the order that matches the sampling side. Hockey-stick claims run both.
@@ -101,7 +108,8 @@ class Request:
 
 @dataclass(frozen=True, slots=True)
 class BatchView:
-    """What the adversary sees after ``step`` releases (read-only slices of the state)."""
+    """What the adversary sees after ``step`` releases (read-only slices of the state,
+    valid during the ``choose`` call they are passed to)."""
 
     step: int
     paths: int
