@@ -169,3 +169,17 @@ def test_brownian_step_with_scalar_times_equals_the_array_formula(t1: float, t2:
 def test_brownian_step_refuses_bad_scalar_times(t1: float, t2: float) -> None:
     with pytest.raises(ParameterError, match="t_to"):
         brownian_backward_step(np.zeros(2), t1, t2, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    ("y", "bit", "eps"),
+    [(0.0, 0.0, 0.3), (np.array(1.0), 1.0, np.full(3, 0.2)), ([0.0, 1.0, 0.5], 1.0, 0.2),
+     (0.0, [0.0, 1.0], 0.3), (np.array([[0.0], [1.0]]), [0.0, 1.0, 1.0], np.full(3, 0.7))],
+)
+def test_rr_shapes_and_types_are_those_of_the_plain_formulas(y: Any, bit: Any, eps: Any) -> None:
+    yy, b, e = (np.asarray(v, dtype=np.float64) for v in (y, bit, eps))
+    got, want = rr_logpmf(y, bit, eps), _plain_logpmf(yy, b, e)  # type: ignore[arg-type]
+    assert type(got) is type(want) and _same(got, want)
+    rng_a, rng_b = np.random.default_rng(2), np.random.default_rng(2)
+    got_s, want_s = rr_sample(bit, eps, rng_a), _plain_rr_sample(b, e, rng_b)  # type: ignore[arg-type]
+    assert type(got_s) is type(want_s) and _same(got_s, want_s)
