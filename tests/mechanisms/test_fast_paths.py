@@ -24,7 +24,7 @@ from adaptive_dp.mechanisms import (
     rr_logpmf,
     rr_sample,
 )
-from adaptive_dp.mechanisms.brownian import brownian_backward_step
+from adaptive_dp.mechanisms.brownian import brownian_backward_step, brownian_sample
 from adaptive_dp.mechanisms.gaussian import gaussian_log_ratio
 from adaptive_dp.mechanisms.laplace import laplace_log_ratio
 from adaptive_dp.mechanisms.randomized_response import rr_log_ratio
@@ -183,3 +183,16 @@ def test_rr_shapes_and_types_are_those_of_the_plain_formulas(y: Any, bit: Any, e
     rng_a, rng_b = np.random.default_rng(2), np.random.default_rng(2)
     got_s, want_s = rr_sample(bit, eps, rng_a), _plain_rr_sample(b, e, rng_b)  # type: ignore[arg-type]
     assert type(got_s) is type(want_s) and _same(got_s, want_s)
+
+
+@pytest.mark.parametrize(("paths", "dim"), [(50, 1), (7, 3), (1, 1)])
+def test_brownian_sample_equals_one_backward_step_at_a_time(paths: int, dim: int) -> None:
+    grid = (40.0, 9.0, 4.0, 1.5, 1.0, 0.25)
+    rng_a, rng_b = np.random.default_rng(6), np.random.default_rng(6)
+    got = brownian_sample(grid, paths, dim, rng_a)
+    want = np.empty((paths, len(grid), dim))
+    want[:, 0, :] = np.sqrt(grid[0]) * rng_b.standard_normal((paths, dim))
+    for k in range(1, len(grid)):
+        want[:, k, :] = _plain_backward(want[:, k - 1, :], grid[k - 1], grid[k], rng_b)
+    assert _same(got, want)
+    assert rng_a.random() == rng_b.random()  # the generator is left where it would be

@@ -75,9 +75,16 @@ def brownian_sample(
     """
     grid = check_time_grid(times)
     out = np.empty((paths, len(grid), dim), dtype=np.float64)
-    out[:, 0, :] = np.sqrt(grid[0]) * rng.standard_normal((paths, dim))
+    # performance only: the normals of every step in one call (the same stream as one
+    # call per step), then each step's brownian_backward_step arithmetic on its block
+    z = rng.standard_normal((len(grid), paths, dim))
+    out[:, 0, :] = np.sqrt(grid[0]) * z[0]
     for k in range(1, len(grid)):
-        out[:, k, :] = brownian_backward_step(out[:, k - 1, :], grid[k - 1], grid[k], rng)
+        t1, t2 = grid[k - 1], grid[k]
+        noise = z[k]
+        noise *= math.sqrt(t2 * (t1 - t2) / t1)
+        noise += (t2 / t1) * out[:, k - 1, :]  # mean + sd * z
+        out[:, k, :] = noise
     return out
 
 
