@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from adaptive_dp.errors import NegativeParameterError, NonFiniteError, ParameterError
 from adaptive_dp.guarantees.definitions import Guarantee
 
-__all__ = ["Mechanism", "bit_array", "nonnegative_array", "positive_array"]
+__all__ = ["Mechanism", "bit_array", "broadcast_shape", "nonnegative_array", "positive_array"]
 
 
 @runtime_checkable
@@ -51,6 +51,17 @@ class Mechanism(Protocol):
         ...
 
 
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """``np.broadcast_shapes``, answered at once when the shapes are equal or scalar
+    (performance only: the common case of the samplers and log densities)."""
+    full = [shape for shape in shapes if shape != ()]
+    if not full:
+        return ()
+    if all(shape == full[0] for shape in full):
+        return full[0]
+    return np.broadcast_shapes(*shapes)
+
+
 def _finite_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     arr = np.asarray(value, dtype=np.float64)
     if not np.isfinite(arr).all():
@@ -63,7 +74,7 @@ def _within(arr: NDArray[np.float64], low_ok: Callable[[float], bool]) -> bool:
     the minimum), from two reductions; a NaN makes both reductions NaN (False)."""
     if arr.size == 0:
         return False
-    low, high = float(arr.min()), float(arr.max())
+    low, high = float(np.minimum.reduce(arr, axis=None)), float(np.maximum.reduce(arr, axis=None))
     return low_ok(low) and high < math.inf
 
 

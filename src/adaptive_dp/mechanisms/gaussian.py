@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.guarantees.definitions import GDP, ZCDP
-from adaptive_dp.mechanisms.base import positive_array
+from adaptive_dp.mechanisms.base import broadcast_shape, positive_array
 from adaptive_dp.numerics import arb_of, ball_upper, enclose, exact_positive
 from adaptive_dp.numerics.exact import ExactLike
 
@@ -40,8 +40,16 @@ def gaussian_log_ratio(
     ``center`` and ``other`` are scalars; ``out`` and ``scratch`` (two arrays of the
     broadcast shape) let a caller reuse its buffers."""
     s = positive_array(sigma, "sigma")
-    yy = np.asarray(y, dtype=np.float64)
-    shape = np.broadcast_shapes(yy.shape, s.shape)
+    return log_ratio_checked(np.asarray(y, dtype=np.float64), center, other, s, out, scratch)
+
+
+def log_ratio_checked(
+    yy: NDArray[np.float64], center: float, other: float, s: NDArray[np.float64],
+    out: NDArray[np.float64] | None = None,
+    scratch: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
+) -> NDArray[np.float64]:
+    """:func:`gaussian_log_ratio` of float arrays, ``s`` already validated (> 0, finite)."""
+    shape = broadcast_shape(yy.shape, s.shape)
     log_s = np.log(s)
     z, tmp = scratch if scratch is not None else (np.empty(shape), np.empty(shape))
     if out is not None and np.may_share_memory(out, yy):
@@ -69,8 +77,13 @@ def gaussian_sample(
 
     ``out`` (optional, contiguous, of the broadcast shape) receives the draws."""
     s = positive_array(sigma, "sigma")
-    c = np.asarray(center, dtype=np.float64)
-    shape = np.broadcast_shapes(c.shape, s.shape)
+    return sample_checked(np.asarray(center, dtype=np.float64), s, rng, out)
+
+
+def sample_checked(c: NDArray[np.float64], s: NDArray[np.float64], rng: np.random.Generator,
+                   out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """:func:`gaussian_sample` of float arrays, ``s`` already validated (> 0, finite)."""
+    shape = broadcast_shape(c.shape, s.shape)
     draws: NDArray[np.float64] = (rng.standard_normal(shape) if out is None
                                   else rng.standard_normal(shape, out=out))
     draws *= s  # c + s * z, in place: the same bits

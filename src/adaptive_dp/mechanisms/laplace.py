@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.guarantees.definitions import PureDP
-from adaptive_dp.mechanisms.base import positive_array
+from adaptive_dp.mechanisms.base import broadcast_shape, positive_array
 from adaptive_dp.numerics import exact_positive
 from adaptive_dp.numerics.exact import ExactLike
 
@@ -40,7 +40,7 @@ def laplace_log_ratio(
     broadcast shape) let a caller reuse its buffers."""
     b = positive_array(scale, "scale")
     yy = np.asarray(y, dtype=np.float64)
-    shape = np.broadcast_shapes(yy.shape, b.shape)
+    shape = broadcast_shape(yy.shape, b.shape)
     log_b = np.log(b)
     if out is not None and np.may_share_memory(out, yy):
         raise ValueError("out must not share memory with y")
@@ -66,7 +66,7 @@ def laplace_sample(
     ``out`` (optional, of the broadcast shape) receives the draws."""
     b = positive_array(scale, "scale")
     c = np.asarray(center, dtype=np.float64)
-    shape = np.broadcast_shapes(c.shape, b.shape)
+    shape = broadcast_shape(c.shape, b.shape)
     draws: NDArray[np.float64] = rng.laplace(0.0, 1.0, shape)
     if out is not None:
         out[...] = draws

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.guarantees.definitions import PureDP
-from adaptive_dp.mechanisms.base import bit_array, nonnegative_array
+from adaptive_dp.mechanisms.base import bit_array, broadcast_shape, nonnegative_array
 from adaptive_dp.numerics import exact_nonnegative
 from adaptive_dp.numerics.exact import ExactLike
 
@@ -77,7 +77,7 @@ def _select(yy: NDArray[np.float64], b: NDArray[np.float64], at_bit: NDArray[np.
 
 
 def _full_shape(out: NDArray[np.float64], *shapes: tuple[int, ...]) -> NDArray[np.float64]:
-    shape = np.broadcast_shapes(out.shape, *shapes)
+    shape = broadcast_shape(out.shape, *shapes)
     return out if out.shape == shape else np.broadcast_to(out, shape).copy()
 
 
@@ -116,7 +116,7 @@ def rr_sample(bit: ArrayLike, epsilon: ArrayLike, rng: np.random.Generator) -> N
     """EXT-RandomizedResponse: report the true bit with probability e^eps / (1 + e^eps)."""
     eps, value = _epsilon(epsilon)
     b = bit_array(bit, "bit")
-    shape = np.broadcast_shapes(b.shape, eps.shape)
+    shape = broadcast_shape(b.shape, eps.shape)
     keep = rng.random(shape) < _of(_p_true, eps, value)
     if b.ndim == 0 and len(shape) > 0:  # performance only: a table lookup, same floats
         reports: NDArray[np.float64] = np.array([1.0 - b, b], dtype=np.float64)[

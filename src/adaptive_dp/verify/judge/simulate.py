@@ -71,6 +71,8 @@ from adaptive_dp.interactive.adversary import (
     RANDOMIZED_RESPONSE,
     Adversary,
 )
+from adaptive_dp.mechanisms import gaussian
+from adaptive_dp.mechanisms.base import positive_array
 from adaptive_dp.mechanisms.gaussian import gaussian_log_ratio, gaussian_sample
 from adaptive_dp.mechanisms.laplace import laplace_log_ratio, laplace_sample
 from adaptive_dp.mechanisms.randomized_response import rr_log_ratio, rr_sample
@@ -327,9 +329,10 @@ def _release(
             y = laplace_sample(center, scale, rng, out=out)
             return y, laplace_log_ratio(y, 0.0, distance, scale, out=loss_out,
                                         scratch=None if work is None else work.scratch[0])
-        y = gaussian_sample(center, scale, rng, out=out)
-        return y, gaussian_log_ratio(y, 0.0, distance, scale, out=loss_out,
-                                     scratch=None if work is None else work.scratch)
+        sigma = positive_array(scale, "sigma")  # as gaussian_sample would, once for both
+        y = gaussian.sample_checked(np.asarray(center, dtype=np.float64), sigma, rng, out)
+        return y, gaussian.log_ratio_checked(y, 0.0, distance, sigma, loss_out,
+                                             None if work is None else work.scratch)
     y = _sample(kind, center, param, rng)
     if out is not None:
         out[...] = y
