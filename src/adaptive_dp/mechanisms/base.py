@@ -8,6 +8,7 @@ A mechanism declares its densities (``logpdf``), a sampler and its fixed guarant
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Literal, Protocol, TypeVar, runtime_checkable
@@ -19,7 +20,14 @@ from adaptive_dp.errors import NegativeParameterError, NonFiniteError, Parameter
 from adaptive_dp.guarantees.definitions import Guarantee
 from adaptive_dp.numerics import ExactLike, arb_of, ball_upper, enclose, exact, round_up
 
-__all__ = ["Mechanism", "bit_array", "nonnegative_array", "positive_array", "sensitivity"]
+__all__ = [
+    "Mechanism",
+    "bit_array",
+    "broadcast_shape",
+    "nonnegative_array",
+    "positive_array",
+    "sensitivity",
+]
 
 X = TypeVar("X")
 
@@ -53,25 +61,51 @@ class Mechanism(Protocol):
         ...
 
 
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """``np.broadcast_shapes``, answered at once when the shapes are equal or scalar
+    (performance only: the common case of the samplers and log densities)."""
+    full = [shape for shape in shapes if shape != ()]
+    if not full:
+        return ()
+    if all(shape == full[0] for shape in full):
+        return full[0]
+    return np.broadcast_shapes(*shapes)
+
+
 def _finite_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     arr = np.asarray(value, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise NonFiniteError(name, value, "finite numbers")
     return arr
 
 
+def _within(arr: NDArray[np.float64], low_ok: Callable[[float], bool]) -> bool:
+    """Performance only: True if every entry is finite and passes ``low_ok`` (checked on
+    the minimum), from two reductions; a NaN makes both reductions NaN (False)."""
+    if arr.size == 0:
+        return False
+    low, high = float(np.minimum.reduce(arr, axis=None)), float(np.maximum.reduce(arr, axis=None))
+    return low_ok(low) and high < math.inf
+
+
 def positive_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     """``value`` as a float array, every entry finite and > 0 (else a ParameterError)."""
+    arr = np.asarray(value, dtype=np.float64)
+    if _within(arr, lambda low: low > 0):
+        return arr
     arr = _finite_array(value, name)
-    if not np.all(arr > 0):
+    if not (arr > 0).all():
         raise NegativeParameterError(name, value, "numbers > 0")
     return arr
 
 
 def nonnegative_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     """``value`` as a float array, every entry finite and >= 0 (else a ParameterError)."""
+    arr = np.asarray(value, dtype=np.float64)
+    if _within(arr, lambda low: low >= 0):
+        return arr
     arr = _finite_array(value, name)
-    if not np.all(arr >= 0):
+    if not (arr >= 0).all():
         raise NegativeParameterError(name, value, "numbers >= 0")
     return arr
 
@@ -79,7 +113,7 @@ def nonnegative_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
 def bit_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     """``value`` as a float array of bits, every entry 0 or 1 (else a ParameterError)."""
     arr = _finite_array(value, name)
-    if not np.all((arr == 0) | (arr == 1)):
+    if not ((arr == 0) | (arr == 1)).all():
         raise ParameterError(name, value, "bits 0 or 1")
     return arr
 

@@ -9,6 +9,7 @@ bridge from 0): B(t1) ~ N(0, t1 I), then for t2 < t1
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -44,6 +45,16 @@ def brownian_backward_step(
     ``b``, ``t_from``, ``t_to``.
     """
     b_arr = np.asarray(b, dtype=np.float64)
+    if isinstance(t_from, float | int) and isinstance(t_to, float | int):
+        # performance only: scalar times (the grid steps of brownian_sample) with float
+        # arithmetic, the same IEEE operations as on 0-d arrays (the same bits)
+        f1, f2 = float(t_from), float(t_to)
+        if not (f2 < f1 and f2 > 0):
+            raise ParameterError("t_to", t_to, "0 < t_to < t_from")
+        noise = rng.standard_normal(b_arr.shape)
+        noise *= math.sqrt(f2 * (f1 - f2) / f1)
+        noise += (f2 / f1) * b_arr  # mean + sd * z
+        return noise
     t1 = np.asarray(t_from, dtype=np.float64)
     t2 = np.asarray(t_to, dtype=np.float64)
     if np.any(~(t2 < t1)) or np.any(~(t2 > 0)):
@@ -64,9 +75,16 @@ def brownian_sample(
     """
     grid = check_time_grid(times)
     out = np.empty((paths, len(grid), dim), dtype=np.float64)
-    out[:, 0, :] = np.sqrt(grid[0]) * rng.standard_normal((paths, dim))
+    # performance only: the normals of every step in one call (the same stream as one
+    # call per step), then each step's brownian_backward_step arithmetic on its block
+    z = rng.standard_normal((len(grid), paths, dim))
+    out[:, 0, :] = np.sqrt(grid[0]) * z[0]
     for k in range(1, len(grid)):
-        out[:, k, :] = brownian_backward_step(out[:, k - 1, :], grid[k - 1], grid[k], rng)
+        t1, t2 = grid[k - 1], grid[k]
+        noise = z[k]
+        noise *= math.sqrt(t2 * (t1 - t2) / t1)
+        noise += (t2 / t1) * out[:, k - 1, :]  # mean + sd * z
+        out[:, k, :] = noise
     return out
 
 

@@ -10,11 +10,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.guarantees.definitions import GDP, ZCDP
-from adaptive_dp.mechanisms.base import positive_array
+from adaptive_dp.mechanisms.base import broadcast_shape, positive_array
 from adaptive_dp.numerics import arb_of, ball_upper, enclose, exact_positive
 from adaptive_dp.numerics.exact import ExactLike
 
-__all__ = ["GaussianMechanism", "gaussian_logpdf", "gaussian_sample"]
+__all__ = ["GaussianMechanism", "gaussian_log_ratio", "gaussian_logpdf", "gaussian_sample"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -30,15 +30,65 @@ def gaussian_logpdf(y: ArrayLike, center: ArrayLike, sigma: ArrayLike) -> NDArra
     return out
 
 
-def gaussian_sample(
-    center: ArrayLike, sigma: ArrayLike, rng: np.random.Generator
+def gaussian_log_ratio(
+    y: ArrayLike, center: float, other: float, sigma: ArrayLike, *,
+    out: NDArray[np.float64] | None = None,
+    scratch: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> NDArray[np.float64]:
-    """R23-Def2.5: one draw of N(center, sigma^2) per element of broadcast(center, sigma)."""
+    """``gaussian_logpdf(y, center, sigma) - gaussian_logpdf(y, other, sigma)``, bit for
+    bit (the same operations in the same order), with one validation and one log.
+    ``center`` and ``other`` are scalars; ``out`` and ``scratch`` (two arrays of the
+    broadcast shape) let a caller reuse its buffers."""
     s = positive_array(sigma, "sigma")
-    c = np.asarray(center, dtype=np.float64)
-    shape = np.broadcast_shapes(c.shape, s.shape)
-    out: NDArray[np.float64] = c + s * rng.standard_normal(shape)
-    return out
+    return log_ratio_checked(np.asarray(y, dtype=np.float64), center, other, s, out, scratch)
+
+
+def log_ratio_checked(
+    yy: NDArray[np.float64], center: float, other: float, s: NDArray[np.float64],
+    out: NDArray[np.float64] | None = None,
+    scratch: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
+) -> NDArray[np.float64]:
+    """:func:`gaussian_log_ratio` of float arrays, ``s`` already validated (> 0, finite)."""
+    shape = broadcast_shape(yy.shape, s.shape)
+    log_s = np.log(s)
+    z, tmp = scratch if scratch is not None else (np.empty(shape), np.empty(shape))
+    if out is not None and np.may_share_memory(out, yy):
+        raise ValueError("out must not share memory with y")
+    result = out if out is not None else np.empty(shape)
+    for c, acc in ((float(center), result), (float(other), tmp)):
+        if c == 0.0 and math.copysign(1.0, c) > 0:
+            np.divide(yy, s, out=z)  # y - 0.0 is y, bit for bit
+        else:
+            np.subtract(yy, c, out=z)
+            np.divide(z, s, out=z)
+        np.multiply(z, -0.5, out=acc)
+        acc *= z
+        acc -= log_s
+        acc -= _HALF_LOG_2PI
+    result -= tmp
+    return result
+
+
+def gaussian_sample(
+    center: ArrayLike, sigma: ArrayLike, rng: np.random.Generator, *,
+    out: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """R23-Def2.5: one draw of N(center, sigma^2) per element of broadcast(center, sigma).
+
+    ``out`` (optional, contiguous, of the broadcast shape) receives the draws."""
+    s = positive_array(sigma, "sigma")
+    return sample_checked(np.asarray(center, dtype=np.float64), s, rng, out)
+
+
+def sample_checked(c: NDArray[np.float64], s: NDArray[np.float64], rng: np.random.Generator,
+                   out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """:func:`gaussian_sample` of float arrays, ``s`` already validated (> 0, finite)."""
+    shape = broadcast_shape(c.shape, s.shape)
+    draws: NDArray[np.float64] = (rng.standard_normal(shape) if out is None
+                                  else rng.standard_normal(shape, out=out))
+    draws *= s  # c + s * z, in place: the same bits
+    draws += c
+    return draws
 
 
 @dataclass(frozen=True, slots=True, init=False)

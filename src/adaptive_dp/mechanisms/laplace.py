@@ -10,11 +10,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from adaptive_dp.guarantees.definitions import PureDP
-from adaptive_dp.mechanisms.base import positive_array
+from adaptive_dp.mechanisms.base import broadcast_shape, positive_array
 from adaptive_dp.numerics import exact_positive
 from adaptive_dp.numerics.exact import ExactLike
 
-__all__ = ["LaplaceMechanism", "laplace_logpdf", "laplace_sample"]
+__all__ = ["LaplaceMechanism", "laplace_log_ratio", "laplace_logpdf", "laplace_sample"]
 
 _LOG_2 = math.log(2.0)
 
@@ -30,15 +30,50 @@ def laplace_logpdf(y: ArrayLike, center: ArrayLike, scale: ArrayLike) -> NDArray
     return out
 
 
-def laplace_sample(
-    center: ArrayLike, scale: ArrayLike, rng: np.random.Generator
+def laplace_log_ratio(
+    y: ArrayLike, center: float, other: float, scale: ArrayLike, *,
+    out: NDArray[np.float64] | None = None, scratch: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
-    """R23-Def2.2: one draw of Lap(center, scale) per element of broadcast(center, scale)."""
+    """``laplace_logpdf(y, center, scale) - laplace_logpdf(y, other, scale)``, bit for
+    bit (the same operations in the same order), with one validation and one log.
+    ``center`` and ``other`` are scalars; ``out`` and ``scratch`` (arrays of the
+    broadcast shape) let a caller reuse its buffers."""
+    b = positive_array(scale, "scale")
+    yy = np.asarray(y, dtype=np.float64)
+    shape = broadcast_shape(yy.shape, b.shape)
+    log_b = np.log(b)
+    if out is not None and np.may_share_memory(out, yy):
+        raise ValueError("out must not share memory with y")
+    result = out if out is not None else np.empty(shape)
+    tmp = scratch if scratch is not None else np.empty(shape)
+    for c, acc in ((float(center), result), (float(other), tmp)):
+        np.subtract(yy, c, out=acc)
+        np.abs(acc, out=acc)
+        np.negative(acc, out=acc)  # -d / b: the negation is exact
+        acc /= b
+        acc -= log_b
+        acc -= _LOG_2
+    result -= tmp
+    return result
+
+
+def laplace_sample(
+    center: ArrayLike, scale: ArrayLike, rng: np.random.Generator, *,
+    out: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """R23-Def2.2: one draw of Lap(center, scale) per element of broadcast(center, scale).
+
+    ``out`` (optional, of the broadcast shape) receives the draws."""
     b = positive_array(scale, "scale")
     c = np.asarray(center, dtype=np.float64)
-    shape = np.broadcast_shapes(c.shape, b.shape)
-    out: NDArray[np.float64] = c + b * rng.laplace(0.0, 1.0, shape)
-    return out
+    shape = broadcast_shape(c.shape, b.shape)
+    draws: NDArray[np.float64] = rng.laplace(0.0, 1.0, shape)
+    if out is not None:
+        out[...] = draws
+        draws = out
+    draws *= b  # c + b * noise, in place: the same bits
+    draws += c
+    return draws
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -122,17 +122,22 @@ class BudgetHugging:
     def choose(self, view: AdversaryView, rng: np.random.Generator) -> Request:
         n, t = view.paths, view.step
         spent = view.param_sum if self.measure == "epsilon" else view.param_sq_sum
-        remaining = np.maximum(self.budget - spent, 0.0)
+        # in place, the same operations as max(budget - spent, 0), fraction * remaining,
+        # sqrt, min(., cap): the same bits with fewer temporaries
+        remaining = np.subtract(self.budget, spent)
+        np.maximum(remaining, 0.0, out=remaining)
         if t >= self.steps - 1:
-            spend = remaining
+            param = remaining
         elif self.fraction_low is None or self.fraction_high is None:
-            spend = remaining / (self.steps - t)
+            param = np.divide(remaining, self.steps - t, out=remaining)
         else:
-            fraction = np.where(view.loss > self.pivot, self.fraction_high, self.fraction_low)
-            spend = fraction * remaining
-        param = spend if self.measure == "epsilon" else np.sqrt(spend)
-        param = np.minimum(param, self.cap)
-        go = np.full(n, t < self.steps) & (param > 0)
+            param = np.where(view.loss > self.pivot, self.fraction_high, self.fraction_low)
+            param *= remaining
+        if self.measure != "epsilon":
+            np.sqrt(param, out=param)
+        if self.cap != math.inf:
+            np.minimum(param, self.cap, out=param)
+        go = param > 0 if t < self.steps else np.zeros(n, dtype=bool)
         return Request(_kinds(view, self.kinds, self.pivot), param, go)
 
 

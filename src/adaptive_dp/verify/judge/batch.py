@@ -40,8 +40,8 @@ from numpy.typing import NDArray
 
 from adaptive_dp.filters.base import FastFilterState, Rule
 from adaptive_dp.interactive.adversary import GAUSSIAN, RANDOMIZED_RESPONSE
-from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
-from adaptive_dp.mechanisms.randomized_response import rr_logpmf, rr_sample
+from adaptive_dp.mechanisms.gaussian import gaussian_log_ratio, gaussian_sample
+from adaptive_dp.mechanisms.randomized_response import rr_log_ratio, rr_sample
 
 __all__ = ["BatchChildView", "BatchConcurrentFilter", "BatchMove", "BatchOutcome"]
 
@@ -179,12 +179,13 @@ class BatchConcurrentFilter:
                 idx = rows[sel]
                 j = safe[sel]
                 p = param[idx, j]
+                # the log-density differences, bit for bit as logpdf(center) - logpdf(other)
                 if kd == GAUSSIAN:
                     y = gaussian_sample(center, p, rng)
-                    step_loss = gaussian_logpdf(y, center, p) - gaussian_logpdf(y, other, p)
+                    step_loss = gaussian_log_ratio(y, center, other, p)
                 else:
                     y = rr_sample(center, p, rng)
-                    step_loss = rr_logpmf(y, center, p) - rr_logpmf(y, other, p)
+                    step_loss = rr_log_ratio(y, center, p)
                 loss[idx] += step_loss
                 last[idx] = y
                 left[idx, j] -= 1

@@ -8,12 +8,19 @@ refuses each request; the admitted mechanisms run on the worst-case neighbours o
 scalar query (center 0 on ``x``, sensitivity 1 on ``x'``, or a larger ``distance`` for
 group privacy; bit 0 and bit 1 for randomized response), all paths of one kind in one
 numpy call. State is held in ``(paths, steps)`` arrays: never one Python call per path
-per step.
+per step. When every path releases the same kind, the draws go straight into the
+history's column and the losses into reused buffers; an unrecorded batch hands its
+history arrays to the next batch of the same shape (each column is written whole
+before the adversary sees it, so a view holds only its own batch's values, and is valid
+during its ``choose`` call). Outputs are the same bits as without these paths
+(``tests/verify/test_simulate_fast.py``).
 
 **The loss is computed from densities.** Each release adds
 ``log p_x(y) - log p_x'(y)`` evaluated with the mechanisms' own array log densities
-(``laplace_logpdf``, ``gaussian_logpdf``, ``rr_logpmf`` of :mod:`adaptive_dp.mechanisms`),
-never from a bound under test. Under ``x`` the transcript's privacy loss is
+(``laplace_logpdf``, ``gaussian_logpdf``, ``rr_logpmf`` of :mod:`adaptive_dp.mechanisms`,
+through their ``*_log_ratio`` forms: the same operations, one validation and one log,
+equal to the difference of the two log densities bit for bit), never from a bound under
+test. Under ``x`` the transcript's privacy loss is
 ``L = sum_i log p_x(y_i)/p_x'(y_i)``; under ``x'`` the loss in the other order is
 ``L' = sum_i log p_x'(y_i)/p_x(y_i)``; :func:`simulate` returns the loss of the pair in
 the order that matches the sampling side. Hockey-stick claims run both.
@@ -50,6 +57,7 @@ Two ways to implement a ledger:
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -63,14 +71,11 @@ from adaptive_dp.interactive.adversary import (
     RANDOMIZED_RESPONSE,
     Adversary,
 )
-from adaptive_dp.mechanisms import (
-    gaussian_logpdf,
-    gaussian_sample,
-    laplace_logpdf,
-    laplace_sample,
-    rr_logpmf,
-    rr_sample,
-)
+from adaptive_dp.mechanisms import gaussian
+from adaptive_dp.mechanisms.base import positive_array
+from adaptive_dp.mechanisms.gaussian import gaussian_log_ratio, gaussian_sample
+from adaptive_dp.mechanisms.laplace import laplace_log_ratio, laplace_sample
+from adaptive_dp.mechanisms.randomized_response import rr_log_ratio, rr_sample
 
 __all__ = [
     "BatchLedger",
@@ -105,7 +110,8 @@ class Request:
 
 @dataclass(frozen=True, slots=True)
 class BatchView:
-    """What the adversary sees after ``step`` releases (read-only slices of the state)."""
+    """What the adversary sees after ``step`` releases (read-only slices of the state,
+    valid during the ``choose`` call they are passed to)."""
 
     step: int
     paths: int
@@ -267,15 +273,14 @@ def release_losses(
     takes bits: its ``distance`` must be 1."""
     if kind == LAPLACE:
         scale = 1.0 / param
-        out: NDArray[np.float64] = (laplace_logpdf(y, 0.0, scale)
-                                    - laplace_logpdf(y, distance, scale))
+        out: NDArray[np.float64] = laplace_log_ratio(y, 0.0, distance, scale)
     elif kind == GAUSSIAN:
         sigma = 1.0 / param
-        out = gaussian_logpdf(y, 0.0, sigma) - gaussian_logpdf(y, distance, sigma)
+        out = gaussian_log_ratio(y, 0.0, distance, sigma)
     elif kind == RANDOMIZED_RESPONSE:
         if distance != 1.0:
             raise ValueError(f"distance={distance!r} is not allowed for randomized response")
-        out = rr_logpmf(y, 0.0, param) - rr_logpmf(y, 1.0, param)
+        out = rr_log_ratio(y, 0.0, param)  # rr_logpmf(y, 0, p) - rr_logpmf(y, 1, p)
     else:
         raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
     return out
@@ -291,6 +296,82 @@ def _sample(
     if kind == RANDOMIZED_RESPONSE:
         return rr_sample(center, param, rng)
     raise ValueError(f"kind={kind!r} is not allowed: expected 0, 1 or 2")
+
+
+@dataclass(slots=True)
+class _Work:
+    """Buffers of one batch, reused at every step where every path releases the same
+    kind (fresh temporaries of that size would be fresh pages at every step)."""
+
+    scale: NDArray[np.float64]
+    loss: NDArray[np.float64]
+    scratch: tuple[NDArray[np.float64], NDArray[np.float64]]
+    square: NDArray[np.float64]
+
+    @staticmethod
+    def of(paths: int) -> _Work:
+        return _Work(np.empty(paths), np.empty(paths), (np.empty(paths), np.empty(paths)),
+                     np.empty(paths))
+
+
+def _release(
+    kind: int, center: float, param: NDArray[np.float64], distance: float,
+    rng: np.random.Generator, out: NDArray[np.float64] | None = None,
+    work: _Work | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Outputs and losses of one kind's releases: ``_sample`` then ``release_losses``,
+    the same operations (the same bits), with the scale 1 / param computed once and,
+    given ``out`` and ``work`` (every path releasing), no fresh temporaries."""
+    if kind in (LAPLACE, GAUSSIAN):
+        scale = 1.0 / param if work is None else np.divide(1.0, param, out=work.scale)
+        loss_out = None if work is None else work.loss
+        if kind == LAPLACE:
+            y = laplace_sample(center, scale, rng, out=out)
+            return y, laplace_log_ratio(y, 0.0, distance, scale, out=loss_out,
+                                        scratch=None if work is None else work.scratch[0])
+        sigma = positive_array(scale, "sigma")  # as gaussian_sample would, once for both
+        y = gaussian.sample_checked(np.asarray(center, dtype=np.float64), sigma, rng, out)
+        return y, gaussian.log_ratio_checked(y, 0.0, distance, sigma, loss_out,
+                                             None if work is None else work.scratch)
+    y = _sample(kind, center, param, rng)
+    if out is not None:
+        out[...] = y
+    return y, release_losses(kind, y, param, distance)
+
+
+_History = tuple[NDArray[np.float64], NDArray[np.int8], NDArray[np.float64]]
+_SPARE = threading.local()  # .history: the last unrecorded batch's arrays, for reuse
+_SPARE_BYTES = 1 << 26
+
+
+def _history(paths: int, steps: int, *, reuse: bool) -> _History:
+    """Uninitialised ``(paths, steps)`` column-major outputs, kinds and params.
+
+    Performance only: a batch that is not recorded hands its arrays back (one spare per
+    thread, at most 64 MiB), and the next unrecorded batch of the same shape takes them
+    instead of fresh pages (those page faults cost about as much as the bookkeeping of
+    every step). Nothing of the old batch can be read: each column is written whole
+    before the adversary sees it, and nothing outside the call holds these arrays
+    (an adversary's view is valid during its ``choose`` call)."""
+    spare: _History | None = getattr(_SPARE, "history", None)
+    _SPARE.history = None
+    if reuse and spare is not None and spare[0].shape == (paths, steps):
+        return spare
+    outputs = np.empty((paths, steps), order="F")
+    kinds = np.empty((paths, steps), dtype=np.int8, order="F")
+    params = np.empty((paths, steps), order="F")
+    return outputs, kinds, params
+
+
+def _present(kinds: NDArray[np.int8]) -> list[int]:
+    """The kinds present, ascending (as ``np.unique`` gives them; one pass pair when all
+    are equal, the common case)."""
+    if kinds.size == 0:
+        return []
+    low, high = int(kinds.min()), int(kinds.max())
+    if low == high:
+        return [low]
+    return [int(k) for k in np.unique(kinds)]
 
 
 def simulate(
@@ -318,18 +399,20 @@ def simulate(
     if not (math.isfinite(distance) and distance > 0):
         raise ValueError(f"distance={distance!r} is not allowed: expected a finite value > 0")
     center = 0.0 if under == "x" else distance
-    # column-major: each step writes one contiguous column
-    outputs = np.full((paths, steps), np.nan, order="F")
-    kinds = np.full((paths, steps), -1, dtype=np.int8, order="F")
-    params = np.zeros((paths, steps), order="F")
+    # column-major: each step writes one contiguous column, whole (a step's column is
+    # filled with NaN / -1 / 0 first unless every path releases; columns never reached
+    # are filled at the end), so no pass over the whole history up front
+    outputs, kinds, params = _history(paths, steps, reuse=not record)
     loss = np.zeros(paths)
     param_sum = np.zeros(paths)
     param_sq_sum = np.zeros(paths)
     loss_path = np.zeros((paths, steps)) if record else None
     bound_path = np.full((paths, steps), np.nan) if record and rule is not None else None
     active = np.ones(paths, dtype=bool)
-    releases = np.zeros(paths, dtype=np.int64)
+    # a byte counter while the horizon fits (adding bool bytes without a cast)
+    counts = np.zeros(paths, dtype=np.uint8 if steps <= 255 else np.int64)
     ledger = rule.start(paths) if rule is not None else None
+    work = _Work.of(paths)
     last = 0
     for t in range(steps):
         view = BatchView(t, paths, outputs[:, :t], kinds[:, :t], params[:, :t], loss, active,
@@ -340,21 +423,35 @@ def simulate(
             break
         kind = np.asarray(request.kind, dtype=np.int8)
         param = np.asarray(request.param, dtype=np.float64)
-        admitted = active.copy() if ledger is None else ledger.admit(kind, param, active.copy())
-        present = np.unique(kind[admitted])
+        admitted = (active.copy() if ledger is None
+                    else np.asarray(ledger.admit(kind, param, active.copy()), dtype=bool))
+        everyone = bool(admitted.all())
+        present = _present(kind if everyone else kind[admitted])
+        if not everyone or not present:
+            outputs[:, t] = np.nan
+            kinds[:, t] = -1
+            params[:, t] = 0.0
         for k in present:
-            selected = admitted if present.size == 1 else admitted & (kind == k)
+            single = len(present) == 1
+            selected = admitted if single else admitted & (kind == k)
             rows: NDArray[np.intp] | slice = (
-                slice(None) if selected.all() else np.nonzero(selected)[0])
+                slice(None) if single and everyone else np.nonzero(selected)[0])
             p = param[rows]
-            y = _sample(int(k), center, p, rng)
-            outputs[rows, t] = y
+            if isinstance(rows, slice):  # every path: draw into the history's column
+                y, step_loss = _release(k, center, p, distance, rng, outputs[:, t], work)
+                np.multiply(p, p, out=work.square)
+                square = work.square
+            else:
+                y, step_loss = _release(k, center, p, distance, rng)
+                outputs[rows, t] = y
+                square = p * p
             kinds[rows, t] = k
             params[rows, t] = p
             param_sum[rows] += p
-            param_sq_sum[rows] += p * p
-            loss[rows] += release_losses(int(k), y, p, distance)
-        releases += admitted
+            param_sq_sum[rows] += square
+            loss[rows] += step_loss
+        np.add(counts, admitted.view(np.uint8) if counts.dtype == np.uint8 else admitted,
+               out=counts)
         last = t + 1
         if loss_path is not None:
             loss_path[:, t] = loss
@@ -362,10 +459,16 @@ def simulate(
             b = ledger.bounds()
             if b is not None:
                 bound_path[:, t] = b
+    releases = counts.astype(np.int64)
     sign = 1.0 if under == "x" else -1.0
     final = sign * loss
     if not record:
+        if 17 * paths * steps <= _SPARE_BYTES:
+            _SPARE.history = (outputs, kinds, params)
         return Transcript(final, releases)
+    outputs[:, last:] = np.nan
+    kinds[:, last:] = -1
+    params[:, last:] = 0.0
     assert loss_path is not None
     if last < steps:
         loss_path[:, last:] = loss[:, None]
