@@ -114,6 +114,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "EXT-GaussianRDP", "EXT-RandomizedResponse", "EXT-ST22", "EXT-CR21", "EXT-Ville",
         "EXT-Hoeffding", "EXT-HRMS21Stitching", "EXT-HRMS21NormalMixture", "EXT-Lecuyer21",
         "EXT-DRV10", "EXT-FZ21", "EXT-MV16", "EXT-GDPAccumulator", "EXT-DiscreteGaussian",
+        "EXT-MixtureLift", "EXT-ChordKL",
     ),
     # this project's audit theory (cited literature, no seed)
     "AUD": (
@@ -125,7 +126,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
 
 # Primary items per file (aliases live in the file of their primary item).
 EXPECTED_PRIMARY_COUNT = {
-    "R23": 57, "H23": 63, "W23": 14, "CS2080": 19, "W22": 5, "RRUV16": 3, "EXT": 21,
+    "R23": 57, "H23": 63, "W23": 14, "CS2080": 19, "W22": 5, "RRUV16": 3, "EXT": 23,
     "AUD": 9,
 }
 
