@@ -6,6 +6,11 @@ and the twins with caught / NOT CAUGHT, each table at most 100 columns wide (lon
 abbreviated; the JSON has them whole); a progress bar on standard error when it is a
 terminal. Exit status 1 on any
 violated claim or uncaught twin, and on weak claims with ``--strict``; 0 otherwise.
+
+``--workers N`` shards the claims' path batches over N local processes (a Dask
+``LocalCluster`` with the ``dask`` extra, else a process pool), ``--scheduler ADDRESS``
+over an existing Dask cluster; the JSON is the same as with one worker, timings aside
+(docs/design.md, random seeds).
 """
 
 from __future__ import annotations
@@ -162,6 +167,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         results = run_claims(load, ids, args.profile, args.seed, args.workers, tick,
                              scheduler=args.scheduler)
+    except ConnectionError as error:
+        if args.scheduler is None:
+            raise
+        raise UsageError(f"--scheduler {args.scheduler!r}: {error}") from None
     finally:
         bar.close()
     bad = any(r.verdict in (Verdict.VIOLATED, Verdict.ERROR) or not all(t.caught for t in r.twins)

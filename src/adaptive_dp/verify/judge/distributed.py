@@ -17,10 +17,13 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Literal, TypeVar
 
-__all__ = ["Pool", "completed", "dask_available"]
+__all__ = ["CONNECT_TIMEOUT", "Pool", "completed", "dask_available"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+CONNECT_TIMEOUT = 10
+"""Seconds to wait for the scheduler at ``scheduler`` (then ``ConnectionError``)."""
 
 Pool = Literal["auto", "dask", "process"]
 """How ``workers > 1`` run: "auto" (Dask if importable, else processes), or one of them."""
@@ -72,11 +75,15 @@ def _dask(function: Callable[[T], R], items: Sequence[T], workers: int,
         raise ImportError(
             "Dask needs the dask extra: pip install 'adaptive-dp[dask]'") from None
     if scheduler is not None:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, ValueError) as error:
+            raise ConnectionError(f"cannot reach a Dask scheduler at {scheduler!r}: "
+                                  f"{error}") from None
         cluster = None
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=":0", silence_logs=logging.ERROR)
         client = Client(cluster)
     try:
         # one submit per item: each gets a later priority, so batches start in item order
