@@ -10,7 +10,6 @@ results (and ``verify --json``, timings aside) must be equal bit for bit. ``veri
 from __future__ import annotations
 
 import json
-import logging
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +19,7 @@ import pytest
 
 from adaptive_dp.cli import main
 from adaptive_dp.verify.judge.claim import Setup
-from adaptive_dp.verify.judge.distributed import completed, dask_available
+from adaptive_dp.verify.judge.distributed import completed, dask_available, local_cluster
 from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.judge.runner import (
     BATCH,
@@ -72,10 +71,7 @@ def test_process_pool_is_bit_identical(serial: list[ClaimResult]) -> None:
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """The address of a LocalCluster of two single-threaded worker processes."""
-    from distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
+    with local_cluster(2) as cluster:
         yield str(cluster.scheduler_address)
 
 
