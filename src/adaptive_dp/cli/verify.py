@@ -6,6 +6,11 @@ and the twins with caught / NOT CAUGHT, each table at most 100 columns wide (lon
 abbreviated; the JSON has them whole); a progress bar on standard error when it is a
 terminal. Exit status 1 on any
 violated claim or uncaught twin, and on weak claims with ``--strict``; 0 otherwise.
+
+``--workers N`` shards the claims' path batches over N local processes (a Dask
+``LocalCluster`` with the ``dask`` extra, else a process pool), ``--scheduler ADDRESS``
+over an existing Dask cluster; the JSON is the same as with one worker, timings aside
+(docs/design.md, random seeds).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 from adaptive_dp.cli import UsageError
 from adaptive_dp.cli._progress import progress
+from adaptive_dp.verify.judge.distributed import dask_available
 from adaptive_dp.verify.judge.runner import ClaimResult, TestResult, run_claims, select
 from adaptive_dp.verify.judge.verdicts import Verdict
 from adaptive_dp.verify.registry import REGISTRY, load
@@ -39,7 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="JSON to standard output, or to FILE")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     parser.add_argument("--workers", type=int, default=1,
-                        help="processes to shard the claims across (default 1)")
+                        help="local processes to shard the path batches across: a Dask "
+                             "LocalCluster with the dask extra, else a process pool "
+                             "(default 1: this process); results do not depend on it")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the batches on the Dask cluster at ADDRESS "
+                             "(needs the dask extra; --workers is ignored)")
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
 
 
@@ -151,8 +162,15 @@ def run(args: argparse.Namespace) -> int:
         bar.set_postfix_str(result.claim_id, refresh=False)
         bar.update(1)
 
+    if args.scheduler is not None and not dask_available():
+        raise UsageError("--scheduler needs Dask: pip install 'adaptive-dp[dask]'")
     try:
-        results = run_claims(load, ids, args.profile, args.seed, args.workers, tick)
+        results = run_claims(load, ids, args.profile, args.seed, args.workers, tick,
+                             scheduler=args.scheduler)
+    except ConnectionError as error:
+        if args.scheduler is None:
+            raise
+        raise UsageError(f"--scheduler {args.scheduler!r}: {error}") from None
     finally:
         bar.close()
     bad = any(r.verdict in (Verdict.VIOLATED, Verdict.ERROR) or not all(t.caught for t in r.twins)

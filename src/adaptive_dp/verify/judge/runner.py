@@ -1,32 +1,35 @@
-"""Run registered claims and their twins: profiles, seeding, chunking and sharding.
+"""Run registered claims and their twins: profiles, seeding, batches and sharding.
 
 ``run_claim(claim, profile, seed)`` builds the claim's :class:`Setup` for the profile,
 draws its samples in both orders of the neighbouring pair (those the setup names),
 estimates the quantity with error control and judges it; then the same for each twin.
-Randomness is deterministic per ``(seed, claim id)`` (and per twin name and order):
-``numpy.random.default_rng`` seeded with a ``SeedSequence`` of the seed and a CRC-32
-of the id, so a claim's result does not depend on which other claims run, in what
-order, or in which worker process. Samples are drawn in chunks of at most
-:data:`CHUNK` paths to bound memory.
 
-``run_claims`` runs a list of claims in this process or, with ``workers > 1``, shards
-them across a ``concurrent.futures.ProcessPoolExecutor``; results come back in
-registry order.
+Samples are drawn in **batches** of at most :data:`BATCH` paths: batch ``b`` of an order
+draws with ``numpy.random.default_rng`` seeded by a ``SeedSequence`` of the seed, CRC-32s
+of the keys (claim id, twin name, order) and ``b`` (:func:`batch_rng`), so a batch gives
+the same samples whichever process runs it, in whatever order, beside whichever other
+claims. The estimators see the batches concatenated in batch order, so the result depends
+on the seed and :data:`BATCH` only, never on the number of workers.
+
+``run_claims`` runs a list of claims in this process (``workers=1``) or shards their
+batches over processes (:func:`adaptive_dp.verify.judge.distributed.completed`: a local
+Dask cluster, an existing one at ``scheduler``, or a process pool); results come back in
+registry order, bit for bit the same as in one process (timings aside).
 """
 
 from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from adaptive_dp.verify.judge.claim import Claim, Setup
+from adaptive_dp.verify.judge.distributed import Pool, completed
 from adaptive_dp.verify.judge.estimators import (
     Estimate,
     Quantity,
@@ -39,18 +42,27 @@ from adaptive_dp.verify.judge.estimators import (
 from adaptive_dp.verify.judge.verdicts import Verdict, judge, worst
 
 __all__ = [
+    "BATCH",
     "CHUNK",
+    "Batch",
+    "BatchOutput",
     "ClaimResult",
     "TestResult",
     "TwinResult",
+    "batch_rng",
     "evaluate",
     "rng_for",
+    "run_batch",
     "run_claim",
     "run_claims",
     "select",
 ]
 
-CHUNK = 50_000
+BATCH = 10_000
+"""Paths per batch: the unit of seeding and of sharding (changing it changes results)."""
+
+CHUNK = BATCH
+"""The former name of :data:`BATCH`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,20 +108,23 @@ class ClaimResult:
         return self.result.verdict
 
 
+def _words(seed: int, keys: Iterable[str]) -> list[int]:
+    return [seed & 0xFFFFFFFF, seed >> 32] + [zlib.crc32(k.encode()) for k in keys]
+
+
 def rng_for(seed: int, *keys: str) -> np.random.Generator:
     """The generator of ``(seed, keys...)``: independent of other claims and of order."""
-    words = [seed & 0xFFFFFFFF, seed >> 32] + [zlib.crc32(k.encode()) for k in keys]
-    return np.random.default_rng(np.random.SeedSequence(words))
+    return np.random.default_rng(np.random.SeedSequence(_words(seed, keys)))
 
 
-def _draw(setup: Setup, rng: np.random.Generator, under: str) -> np.ndarray[Any, Any]:
-    parts = []
-    left = setup.samples
-    while left > 0:
-        size = min(left, CHUNK)
-        parts.append(np.asarray(setup.experiment(size, rng, under)))
-        left -= size
-    return np.concatenate(parts)
+def batch_rng(seed: int, keys: Sequence[str], index: int) -> np.random.Generator:
+    """The generator of batch ``index`` of ``(seed, keys...)`` (keys end with the order)."""
+    return np.random.default_rng(np.random.SeedSequence([*_words(seed, keys), index]))
+
+
+def _sizes(samples: int) -> list[int]:
+    """The batch sizes of ``samples`` paths: :data:`BATCH` each, the last one the rest."""
+    return [min(BATCH, samples - start) for start in range(0, samples, BATCH)]
 
 
 def _estimate(setup: Setup, samples: np.ndarray[Any, Any]) -> Estimate:
@@ -125,25 +140,45 @@ def _estimate(setup: Setup, samples: np.ndarray[Any, Any]) -> Estimate:
     return estimate_truncated_mean(samples, setup.scale)
 
 
-def _failed(quantity: Quantity, error: Exception) -> TestResult:
+def _failed(quantity: Quantity, error: Exception | str) -> TestResult:
     nan = float("nan")
-    return TestResult(quantity, 0, "-", nan, nan, nan, nan, nan, Verdict.ERROR,
-                      "", f"{type(error).__name__}: {error}")
+    text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return TestResult(quantity, 0, "-", nan, nan, nan, nan, nan, Verdict.ERROR, "", text)
 
 
-def _safe(quantity: Quantity, build: Callable[[], Setup], seed: int, *keys: str) -> TestResult:
+@dataclass(frozen=True, slots=True)
+class BatchOutput:
+    """What a batch returns: its samples, or the error it raised; and its run time."""
+
+    samples: np.ndarray[Any, Any] | None
+    error: str | None
+    seconds: float
+
+
+def _draw(setup: Setup, seed: int, keys: Sequence[str], index: int, size: int) -> BatchOutput:
+    start = time.perf_counter()
     try:
-        return evaluate(build(), seed, *keys)
+        rng = batch_rng(seed, keys, index)
+        samples = np.asarray(setup.experiment(size, rng, keys[-1]))
     except Exception as error:  # reported as an ERROR verdict, never a silent pass
-        return _failed(quantity, error)
+        return BatchOutput(None, f"{type(error).__name__}: {error}", time.perf_counter() - start)
+    return BatchOutput(samples, None, time.perf_counter() - start)
 
 
-def evaluate(setup: Setup, seed: int, *keys: str) -> TestResult:
-    """Draw, estimate and judge one setup in every order it names; report the worst."""
+def _reduce(setup: Setup, orders: Sequence[Sequence[BatchOutput]]) -> TestResult:
+    """Concatenate each order's batches in batch order, estimate, judge; the worst order.
+
+    The first error (in order and batch order) makes the result an ERROR."""
     rows: list[tuple[Verdict, float, str, Estimate]] = []
-    for under in setup.orders:
-        rng = rng_for(seed, *keys, under)
-        estimate = _estimate(setup, _draw(setup, rng, under))
+    for under, outputs in zip(setup.orders, orders, strict=True):
+        for out in outputs:
+            if out.error is not None:
+                return _failed(setup.quantity, out.error)
+        try:
+            samples = np.concatenate([out.samples for out in outputs if out.samples is not None])
+            estimate = _estimate(setup, samples)
+        except Exception as error:
+            return _failed(setup.quantity, error)
         verdict = judge(estimate, setup.claimed, setup.delta_min)
         rows.append((verdict, estimate.lower, under, estimate))
     verdict = worst(*(r[0] for r in rows))
@@ -154,26 +189,121 @@ def evaluate(setup: Setup, seed: int, *keys: str) -> TestResult:
                       setup.epsilon, setup.claimed, verdict, setup.note)
 
 
+def evaluate(setup: Setup, seed: int, *keys: str) -> TestResult:
+    """Draw (batch by batch), estimate and judge one setup in every order it names;
+    report the worst."""
+    return _reduce(setup, [[_draw(setup, seed, (*keys, under), b, size)
+                            for b, size in enumerate(_sizes(setup.samples))]
+                           for under in setup.orders])
+
+
+def _keys(claim: Claim, twin: int | None) -> tuple[str, ...]:
+    return (claim.id,) if twin is None else (claim.id, "twin", claim.twins[twin].name)
+
+
+def _build(claim: Claim, twin: int | None, profile: str) -> Setup:
+    return (claim if twin is None else claim.twins[twin]).build(profile)
+
+
 def run_claim(claim: Claim, profile: str = "quick", seed: int = 0) -> ClaimResult:
-    """Run one claim and its twins (an exception becomes an ERROR verdict)."""
+    """Run one claim and its twins in this process (an exception becomes an ERROR verdict)."""
     start = time.perf_counter()
-    result = _safe(claim.quantity, partial(claim.build, profile), seed, claim.id)
-    twins = tuple(
-        TwinResult(t.name, t.spec_id, t.defect,
-                   _safe(claim.quantity, partial(t.build, profile), seed, claim.id, "twin", t.name))
-        for t in claim.twins
-    )
-    return ClaimResult(claim.id, claim.spec_id, claim.scenario, result, twins,
-                       time.perf_counter() - start)
+    tests: list[TestResult] = []
+    for twin in [None, *range(len(claim.twins))]:
+        try:
+            setup = _build(claim, twin, profile)
+        except Exception as error:
+            tests.append(_failed(claim.quantity, error))
+            continue
+        tests.append(evaluate(setup, seed, *_keys(claim, twin)))
+    return _claim_result(claim, tests, time.perf_counter() - start)
+
+
+def _claim_result(claim: Claim, tests: Sequence[TestResult], seconds: float) -> ClaimResult:
+    twins = tuple(TwinResult(t.name, t.spec_id, t.defect, r)
+                  for t, r in zip(claim.twins, tests[1:], strict=True))
+    return ClaimResult(claim.id, claim.spec_id, claim.scenario, tests[0], twins, seconds)
 
 
 Registry = Callable[[], Mapping[str, Claim]]
 """A registry, as a module-level function returning the claims by id (so that worker
-processes can be handed it; the judge never imports a registry)."""
+processes can be handed it, and import it; the judge never imports a registry)."""
 
 
-def _run_by_id(registry: Registry, claim_id: str, profile: str, seed: int) -> ClaimResult:
-    return run_claim(registry()[claim_id], profile, seed)
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One batch of one order of a claim (``twin=None``) or of its twin number ``twin``:
+    all a worker needs."""
+
+    registry: Registry
+    claim_id: str
+    twin: int | None
+    profile: str
+    seed: int
+    under: str
+    index: int
+    size: int
+
+
+@lru_cache(maxsize=64)
+def _setup(registry: Registry, claim_id: str, twin: int | None, profile: str) -> Setup:
+    return _build(registry()[claim_id], twin, profile)
+
+
+def run_batch(batch: Batch) -> BatchOutput:
+    """Draw one batch (in any process: the setup is rebuilt from the registry, cached)."""
+    claim = batch.registry()[batch.claim_id]
+    start = time.perf_counter()
+    try:
+        setup = _setup(batch.registry, batch.claim_id, batch.twin, batch.profile)
+    except Exception as error:  # the planner saw it build; report, never a silent pass
+        return BatchOutput(None, f"{type(error).__name__}: {error}", time.perf_counter() - start)
+    out = _draw(setup, batch.seed, (*_keys(claim, batch.twin), batch.under), batch.index,
+                batch.size)
+    return BatchOutput(out.samples, out.error, time.perf_counter() - start)
+
+
+@dataclass(slots=True)
+class _Plan:
+    """One claim's setups (or build failures) and the slots its batches fill."""
+
+    claim: Claim
+    setups: list[Setup | TestResult]
+    outputs: list[list[list[BatchOutput | None]]]
+    missing: int
+    seconds: float
+
+
+def _plan(registry: Registry, claim_id: str, profile: str, seed: int,
+          batches: list[tuple[int, int, int, int]], tasks: list[Batch], number: int) -> _Plan:
+    claim = registry()[claim_id]
+    start = time.perf_counter()
+    plan = _Plan(claim, [], [], 0, 0.0)
+    for s, twin in enumerate([None, *range(len(claim.twins))]):
+        try:
+            setup: Setup | TestResult = _build(claim, twin, profile)
+        except Exception as error:
+            setup = _failed(claim.quantity, error)
+        plan.setups.append(setup)
+        slots: list[list[BatchOutput | None]] = []
+        if isinstance(setup, Setup):
+            sizes = _sizes(setup.samples)
+            for o, under in enumerate(setup.orders):
+                slots.append([None] * len(sizes))
+                for b, size in enumerate(sizes):
+                    tasks.append(Batch(registry, claim_id, twin, profile, seed, under, b, size))
+                    batches.append((number, s, o, b))
+                    plan.missing += 1
+        plan.outputs.append(slots)
+    plan.seconds = time.perf_counter() - start
+    return plan
+
+
+def _finish(plan: _Plan) -> ClaimResult:
+    tests = [s if isinstance(s, TestResult)
+             else _reduce(s, [[out for out in order if out is not None] for order in slots])
+             for s, slots in zip(plan.setups, plan.outputs, strict=True)]
+    return _claim_result(plan.claim, tests, plan.seconds)
 
 
 def run_claims(
@@ -183,25 +313,39 @@ def run_claims(
     seed: int = 0,
     workers: int = 1,
     progress: Callable[[ClaimResult], None] | None = None,
+    scheduler: str | None = None,
+    pool: Pool = "auto",
 ) -> list[ClaimResult]:
-    """Run the given claims of ``registry``, sharded over ``workers`` processes."""
-    results: dict[str, ClaimResult] = {}
-    if workers <= 1 or len(claim_ids) <= 1:
-        for claim_id in claim_ids:
-            results[claim_id] = _run_by_id(registry, claim_id, profile, seed)
-            if progress is not None:
-                progress(results[claim_id])
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {
-                pool.submit(_run_by_id, registry, cid, profile, seed): cid for cid in claim_ids
-            }
-            for future in as_completed(futures):
-                result = future.result()
-                results[futures[future]] = result
-                if progress is not None:
-                    progress(result)
-    return [results[cid] for cid in claim_ids]
+    """Run the given claims of ``registry``: their batches in this process
+    (``workers=1``), on ``workers`` local processes (a Dask ``LocalCluster`` when
+    ``dask.distributed`` is importable, else a process pool; ``pool`` forces one) or on
+    the Dask cluster at ``scheduler``. ``progress`` sees each claim as it completes;
+    ``seconds`` is a claim's build time plus its batches' run times."""
+    tasks: list[Batch] = []
+    where: list[tuple[int, int, int, int]] = []
+    plans = [_plan(registry, cid, profile, seed, where, tasks, n)
+             for n, cid in enumerate(claim_ids)]
+    results: dict[int, ClaimResult] = {}
+
+    def done(number: int) -> None:
+        results[number] = _finish(plans[number])
+        if progress is not None:
+            progress(results[number])
+
+    for number, plan in enumerate(plans):
+        if plan.missing == 0:
+            done(number)
+    outputs: Iterator[tuple[int, BatchOutput]] = completed(
+        run_batch, tasks, workers=workers, scheduler=scheduler, pool=pool)
+    for task, output in outputs:
+        number, s, o, b = where[task]
+        plan = plans[number]
+        plan.outputs[s][o][b] = output
+        plan.seconds += output.seconds
+        plan.missing -= 1
+        if plan.missing == 0:
+            done(number)
+    return [results[n] for n in range(len(claim_ids))]
 
 
 def _prefix(pattern: str, name: str) -> bool:
@@ -223,5 +367,3 @@ def select(registry: Mapping[str, Claim], only: Iterable[str] | None) -> list[st
         chosen.extend(h for h in hits if h not in chosen)
     order = {cid: n for n, cid in enumerate(ids)}
     return sorted(chosen, key=order.__getitem__)
-
-
