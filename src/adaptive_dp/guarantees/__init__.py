@@ -6,7 +6,12 @@ from adaptive_dp.guarantees.calibration import (
     gaussian_sigma_zcdp,
     laplace_scale,
 )
-from adaptive_dp.guarantees.composition import compose_advanced, compose_basic, compose_kov
+from adaptive_dp.guarantees.composition import (
+    compose_advanced,
+    compose_basic,
+    compose_kov,
+    compose_parallel,
+)
 from adaptive_dp.guarantees.definitions import (
     GDP,
     RDP,
@@ -59,6 +64,7 @@ __all__ = [
     "compose_basic",
     "compose_gdp",
     "compose_kov",
+    "compose_parallel",
     "compose_rdp",
     "compose_zcdp",
     "gaussian_rdp",
