@@ -108,8 +108,20 @@ def _in_flags(error: Exception, argv: list[str]) -> str:
         if len(flags) == 1:
             flag = flags[0]
             for i, token in enumerate(argv):
-                if token == flag and i + 1 < len(argv):
-                    return f"{flag} {argv[i + 1]}: expected {error.allowed}"
-                if token.startswith(flag + "="):
-                    return f"{flag} {token[len(flag) + 1:]}: expected {error.allowed}"
+                text = (argv[i + 1] if token == flag and i + 1 < len(argv)
+                        else token[len(flag) + 1:] if token.startswith(flag + "=") else None)
+                if text is not None and _denotes(text, error.value):
+                    return f"{flag} {text}: expected {error.allowed}"
     return str(error)
+
+
+def _denotes(text: str, value: object) -> bool:
+    """Whether the flag's text is the value the error is about (not a value derived from
+    it, which the library's own message describes better)."""
+    if isinstance(value, str):
+        return value.strip() == text.strip()
+    try:
+        a, b = float(text), float(value)  # type: ignore[arg-type]  # checked by the except
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return a == b or (a != a and b != b)
