@@ -20,13 +20,19 @@ author = "adaptive_dp contributors"
 copyright = "2026, adaptive_dp contributors"
 
 extensions = [
-    "myst_parser",
+    "myst_nb",
     "sphinx.ext.autodoc",
     "sphinx.ext.mathjax",
     "spec_catalogue",
 ]
 
-source_suffix = {".md": "markdown"}
+# MyST-NB reads every .md page; a page whose front matter declares a ``mystnb`` kernel is a
+# notebook, executed at build time (cached under _build/.jupyter_cache; each under a minute).
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(HERE / "_build" / ".jupyter_cache")
+nb_execution_timeout = 120
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
 root_doc = "index"
 exclude_patterns = ["_build", "_ext", "results/**", "README.md"]
 
@@ -37,6 +43,6 @@ myst_dmath_double_inline = True
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 
-html_theme = "alabaster"
+html_theme = "furo"
 html_static_path: list[str] = []
 html_title = "adaptive_dp"
