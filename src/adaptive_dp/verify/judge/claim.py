@@ -98,6 +98,8 @@ class Setup:
     max-loss (delta = 0) claim. ``claimed``: the claimed delta (epsilon for max-loss,
     1 for e-values). ``delta_min``: the smallest tail a max-loss test must detect.
     ``scale``: K of a truncated e-value mean. ``note``: the scenario's parameters.
+    ``exact_worst``: where computable, the exact worst case of the quantity over every
+    adaptive strategy of the scenario (in the units of ``claimed``), else None.
     """
 
     quantity: Quantity
@@ -109,6 +111,7 @@ class Setup:
     delta_min: float | None = None
     scale: float = 1.0
     note: str = ""
+    exact_worst: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
