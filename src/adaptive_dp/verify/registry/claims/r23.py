@@ -45,6 +45,7 @@ from adaptive_dp.verify.registry.bounds import (
 from adaptive_dp.verify.registry.twins.composition import DropLastZCDP
 from adaptive_dp.verify.registry.twins.conversions import HalvedRhoBunSteinke
 from adaptive_dp.verify.registry.twins.mechanisms import HalvedScaleLaplace, VarianceAsSigmaGaussian
+from adaptive_dp.verify.registry.worst_case import gaussian_budget_worst, with_exact_worst
 
 __all__ = ["CLAIMS"]
 
@@ -136,3 +137,16 @@ CLAIMS: tuple[Claim, ...] = (
           "zCDP composition under an adversary that stops at the worst moment",
           _stop, (_ZCDP_DROP_LAST,)),
 )
+
+
+def _zcdp_worst(profile: str) -> float:
+    """Issue 16: every adaptive Gaussian strategy of total rho <= 1/2 (mu = 1)."""
+    eps, _ = ZCDPComposition((_ZCDP_TOTAL,), Fraction(profile_delta(profile, 0.05))).claimed()
+    return gaussian_budget_worst(Fraction(1), Fraction(eps))
+
+
+_ZCDP_TOTAL = Fraction(1, 2)
+CLAIMS = with_exact_worst(CLAIMS, {
+    "R23-Lem2.4/budget-hugging": _zcdp_worst,
+    "R23-Lem2.4/stop-at-worst": _zcdp_worst,
+})
