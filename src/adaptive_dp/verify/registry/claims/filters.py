@@ -734,13 +734,13 @@ recomputed by tests/verify/test_worst_case.py under -m slow)."""
 CLAIMS += (
     Claim("H23-ThmB.3", "exact-worst", Quantity.HOCKEY_STICK,
           "W23 (epsilon, delta) filter against the exact worst-case policy",
-          _exact("w23", (0.15,), 40), _W23_TWINS),
+          _exact("w23", (0.1,), 60), _W23_TWINS),
     Claim("RRUV16-Filter", "exact-worst", Quantity.HOCKEY_STICK,
           "RRUV16 filter against the exact worst-case policy",
           _exact("rruv16", (0.1,), 40), (_RRUV16_TWIN,)),
     Claim("H23-Thm3.8", "exact-worst", Quantity.HOCKEY_STICK,
           "(epsilon, delta) accumulator through its filter against the exact worst-case policy",
-          _exact("acc38", (0.15,), 40), (_ACC38_TWIN,)),
+          _exact("acc38", (0.1,), 60), (_ACC38_TWIN,)),
 )
 CLAIMS = with_exact_worst(CLAIMS, {
     "CS2080-PureDPFilter/stop-at-worst": _pure_largest((0.3,), 6),
