@@ -4,7 +4,7 @@ the k-fold randomized-response law, a Monte Carlo run of the optimal policy
 (LatticePolicy) through the simulator, numerical integrals of the Gaussian law and of the
 first-passage density; and every exact worst case a claim reports is at most its claim
 (H23-ThmB.3, RRUV16-Filter, H23-Thm3.8, CS2080-AdvComp, CS2080-BasicComp,
-CS2080-PureDPFilter, R23-Lem2.4, EXT-ST22, EXT-GDPAccumulator)."""
+CS2080-PureDPFilter, R23-Lem2.4, EXT-ST22, EXT-GDPAccumulator, R23-Lem6.2, R23-Thm6)."""
 
 from __future__ import annotations
 
@@ -148,7 +148,8 @@ REPORTED = (
     "H23-Thm3.8/stop-at-worst", "H23-Thm3.8/exact-worst", "R23-Lem2.4/budget-hugging",
     "R23-Lem2.4/stop-at-worst", "EXT-ST22/budget-hugging", "EXT-ST22/stop-at-worst",
     "EXT-ST22/generated-doubling", "EXT-GDPAccumulator/budget-hugging",
-    "EXT-GDPAccumulator/stop-at-worst",
+    "EXT-GDPAccumulator/stop-at-worst", "R23-Lem6.2/budget-hugging", "R23-Lem6.2/stop-at-worst",
+    "R23-Thm6/budget-hugging", "R23-Thm6/stop-at-worst",
 )
 
 
