@@ -14,6 +14,10 @@ above), with per-step epsilons fixed in advance:
   Twin ``no-drift`` in its own scenario (10 randomized responses of eps = 2, where
   the drift term dominates).
 - ``CS2080-AdvComp/stop-at-worst``: the same, stopping once the loss exceeds 2.
+- ``CS2080-AdvComp/exact-worst``: the same bound against the optimal policy of 16
+  randomized responses of eps = 1/4 (:mod:`adaptive_dp.verify.registry.worst_case`);
+  ``exact_worst`` is its value, also reported by the other composition claims (the
+  largest loss for the basic ones).
 
 Mechanism-level items of the lecture:
 

@@ -29,7 +29,9 @@ noise it has not seen).
   deviation above its charge; worst: when the running loss exceeds epsilon. Twins
   ``precheck-removed`` (grids reaching 1/20 of the admissible time value),
   ``first-time-charged`` (BMs never stopping early, 10 rounds), and for Thm6
-  ``lookahead-dropped`` (one Gaussian request of 10 rho*).
+  ``lookahead-dropped`` (one Gaussian request of 10 rho*). ``exact_worst`` of these four:
+  the supremum over adaptive rounds, a first-passage probability
+  (:mod:`adaptive_dp.verify.registry.worst_case`).
 """
 
 from __future__ import annotations

@@ -65,6 +65,15 @@ full 1e-3.
   Gaussian requests whose mu is chosen from the running loss (hugging 1.3 x 9/4 in
   sum mu^2), or of mu = 1/2 until L > 1; claimed delta_{3/2}(eps) at eps = 2 / 21/4
   (EXT-DRS19). Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
+- ``H23-ThmB.3/exact-worst``, ``H23-Thm3.8/exact-worst``, ``RRUV16-Filter/exact-worst``: the
+  optimal policy of the randomized-response lattice
+  (:mod:`adaptive_dp.verify.registry.worst_case`: randomized responses of eps = 0.1, at most 60
+  admitted; at most 40 for RRUV16), whose value is the claim's ``exact_worst``; the twins
+  of the rule's other claims.
+
+``exact_worst`` (issue 16): for pure requests, the worst case over every adaptive strategy
+with the scenario's epsilons and horizon; for Gaussian requests (the GDP rules), over
+every adaptive mu within the budget (the Gaussian mechanism's delta at mu = 3/2).
 """
 
 from __future__ import annotations

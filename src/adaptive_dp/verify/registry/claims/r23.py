@@ -19,6 +19,8 @@ Scenarios (sensitivity 1, worst-case neighbours 0 and 1):
 - ``R23-Lem2.4/stop-at-worst``: four releases of rho = 1/8 each, stopping as soon as the
   running loss exceeds 0.5 (stopping is post-processing of the released prefix).
   Twin ``drop-last`` (two releases of rho = 1/2, at delta = 0.02).
+  ``exact_worst`` of both: the Gaussian mechanism's delta at mu = 1, the worst over every
+  adaptive Gaussian strategy of total rho 1/2 (:mod:`adaptive_dp.verify.registry.worst_case`).
 """
 
 from __future__ import annotations
