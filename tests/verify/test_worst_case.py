@@ -167,3 +167,17 @@ def test_pinned_w23_random_worst(profile: str) -> None:
     delta = Fraction(1, 20) if profile == "quick" else Fraction(1, 1000)
     worst = filter_worst(W23Filter(Fraction(2), delta=delta), (0.05, 0.2, 0.45), 12, Fraction(2))
     assert worst.upper() == W23_RANDOM_WORST[profile]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim_id", ["H23-ThmB.3/exact-worst", "H23-Thm3.8/exact-worst"])
+def test_exact_worst_claim_policy_reaches_its_value(claim_id: str) -> None:
+    """200,000 paths of the claim's own experiment (the policy through the filter's fast
+    path) in the order the policy was solved for: the mean payoff is the exact value."""
+    setup = REGISTRY[claim_id].build("quick")
+    assert setup.exact_worst is not None
+    rng = np.random.default_rng(7)
+    loss = np.concatenate([np.asarray(setup.experiment(50_000, rng, "x")) for _ in range(4)])
+    payoff = np.maximum(0.0, 1 - np.exp(setup.epsilon - loss))
+    sigma = float(payoff.std()) / math.sqrt(loss.size)
+    assert abs(float(payoff.mean()) - setup.exact_worst) < 5 * sigma
