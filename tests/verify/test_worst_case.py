@@ -4,7 +4,8 @@ the k-fold randomized-response law, a Monte Carlo run of the optimal policy
 (LatticePolicy) through the simulator, numerical integrals of the Gaussian law and of the
 first-passage density; and every exact worst case a claim reports is at most its claim
 (H23-ThmB.3, RRUV16-Filter, H23-Thm3.8, CS2080-AdvComp, CS2080-BasicComp,
-CS2080-PureDPFilter, R23-Lem2.4, EXT-ST22, EXT-GDPAccumulator, R23-Lem6.2, R23-Thm6)."""
+CS2080-PureDPFilter, R23-Lem2.4, EXT-ST22, EXT-GDPAccumulator, R23-Lem6.2, R23-Thm6,
+EXT-KOV15, EXT-GDPComposition)."""
 
 from __future__ import annotations
 
@@ -149,7 +150,10 @@ REPORTED = (
     "R23-Lem2.4/stop-at-worst", "EXT-ST22/budget-hugging", "EXT-ST22/stop-at-worst",
     "EXT-ST22/generated-doubling", "EXT-GDPAccumulator/budget-hugging",
     "EXT-GDPAccumulator/stop-at-worst", "R23-Lem6.2/budget-hugging", "R23-Lem6.2/stop-at-worst",
-    "R23-Thm6/budget-hugging", "R23-Thm6/stop-at-worst",
+    "R23-Thm6/budget-hugging", "R23-Thm6/stop-at-worst", "EXT-KOV15/budget-hugging",
+    "EXT-KOV15/stop-at-worst", "EXT-KOV15/generated-output-threshold",
+    "EXT-KOV15/generated-random", "EXT-KOV15/exact-worst", "EXT-GDPComposition/budget-hugging",
+    "EXT-GDPComposition/stop-at-worst",
 )
 
 
