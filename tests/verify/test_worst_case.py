@@ -5,7 +5,7 @@ the k-fold randomized-response law, a Monte Carlo run of the optimal policy
 first-passage density; and every exact worst case a claim reports is at most its claim
 (H23-ThmB.3, RRUV16-Filter, H23-Thm3.8, CS2080-AdvComp, CS2080-BasicComp,
 CS2080-PureDPFilter, R23-Lem2.4, EXT-ST22, EXT-GDPAccumulator, R23-Lem6.2, R23-Thm6,
-EXT-KOV15, EXT-GDPComposition)."""
+EXT-KOV15, EXT-GDPComposition, EXT-MV16)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ import pytest
 from adaptive_dp.filters.basic import PureDPFilter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.guarantees.definitions import PureDP
-from adaptive_dp.loss.randomized_response import rr_composed_pld
+from adaptive_dp.loss.discrete import compose_discrete
+from adaptive_dp.loss.randomized_response import rr_composed_pld, rr_pld
 from adaptive_dp.verify.judge.simulate import simulate
 from adaptive_dp.verify.registry import REGISTRY
 from adaptive_dp.verify.registry.claims.filters import W23_RANDOM_WORST
@@ -79,6 +80,13 @@ def test_lattice_equals_the_best_of_every_strategy_tree(payoff: Callable[[float]
 def test_fixed_composition_is_the_k_fold_randomized_response() -> None:
     worst = rr_lattice_worst((0.25,), 16, lambda counts, j: True, hockey_stick_payoff(Fraction(1)))
     assert worst.upper() == pytest.approx(rr_composed_pld(0.25, 16).hockey_stick(1.0), rel=1e-9)
+
+
+def test_fixed_order_worst_is_the_composed_randomized_response() -> None:
+    """EXT-MV16's scenario (epsilons in a fixed order): the composed PLD's hockey-stick."""
+    setup = REGISTRY["EXT-MV16/doubling-rr"].build("quick")
+    composed = compose_discrete(rr_pld(e) for e in (0.125, 0.25, 0.5, 1.0, 1.0, 1.0))
+    assert setup.exact_worst == pytest.approx(composed.hockey_stick(setup.epsilon), rel=1e-9)
 
 
 def test_largest_loss_through_a_pure_filter() -> None:
@@ -153,7 +161,7 @@ REPORTED = (
     "R23-Thm6/budget-hugging", "R23-Thm6/stop-at-worst", "EXT-KOV15/budget-hugging",
     "EXT-KOV15/stop-at-worst", "EXT-KOV15/generated-output-threshold",
     "EXT-KOV15/generated-random", "EXT-KOV15/exact-worst", "EXT-GDPComposition/budget-hugging",
-    "EXT-GDPComposition/stop-at-worst",
+    "EXT-GDPComposition/stop-at-worst", "EXT-MV16/doubling-rr", "EXT-MV16/doubling-adaptive-kind",
 )
 
 

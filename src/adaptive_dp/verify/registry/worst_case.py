@@ -6,7 +6,7 @@ its claimed value), so a reader sees how much of a theorem's delta an adversary 
 - :func:`rr_lattice_worst`: pure-DP requests from a finite menu of epsilons, at most
   ``horizon`` admitted, through a continuation rule (a filter) deciding on the
   epsilons admitted so far. Every eps-DP pair of distributions is a post-processing of
-  randomized response at eps (EXT-RandomizedResponse; Kairouz, Oh and Viswanath), so an
+  randomized response at eps (EXT-RandomizedResponse, the dominating pair of EXT-KOV15), so an
   adaptive interaction with eps_i-DP mechanisms is a post-processing of one with
   randomized responses at the same eps_i and a randomized adversary (the simulation's
   coins have the same law under x and x', hence loss 0); by the data-processing

@@ -35,8 +35,8 @@ Compositions under adaptive adversaries:
 - ``EXT-KOV15/generated-*``: committed generated adversaries (data).
 - ``EXT-KOV15/exact-worst``: the optimal policy of 16 randomized responses of eps = 1/4
   (:mod:`adaptive_dp.verify.registry.worst_case`); ``exact_worst``, its value, is also
-  reported by the other EXT-KOV15 claims, and the Gaussian budget's delta by the first two
-  EXT-GDPComposition claims.
+  reported by the other EXT-KOV15 claims and (the epsilons' order fixed) by the EXT-MV16
+  claims, and the Gaussian budget's delta by the first two EXT-GDPComposition claims.
 - ``EXT-MV16/doubling-rr``: 6 randomized responses with the epsilons fixed in advance,
   1/8, 1/4, 1/2, 1, 1, 1 (KOV/MV are theorems for parameters fixed in advance, so the
   sequence is fixed, not chosen adaptively), the optimal eps' at delta = 0.05 / 1e-3
@@ -95,6 +95,8 @@ from adaptive_dp.verify.registry.twins.mechanisms import DoubledEpsilonRR
 from adaptive_dp.verify.registry.worst_case import (
     filter_worst,
     gaussian_budget_worst,
+    hockey_stick_payoff,
+    rr_lattice_worst,
     with_exact_worst,
 )
 
@@ -339,6 +341,19 @@ def _gdp_worst(profile: str) -> float:
     return gaussian_budget_worst(Fraction(3, 2), _gdp_eps(profile))
 
 
+def _mv16_worst(profile: str) -> float:
+    """The lattice with the epsilons' order fixed (any kinds, any stop)."""
+    epsilon, _ = MV16(_MV16_EPSILONS, Fraction(profile_delta(profile, 0.05))).claimed()
+    menu = tuple(sorted({float(e) for e in _MV16_EPSILONS}))
+    order = [menu.index(float(e)) for e in _MV16_EPSILONS]
+
+    def admits(counts: tuple[int, ...], j: int) -> bool:
+        return order[sum(counts)] == j
+
+    return rr_lattice_worst(menu, len(order), admits,
+                            hockey_stick_payoff(Fraction(epsilon))).upper()
+
+
 CLAIMS += (
     Claim("EXT-KOV15", "exact-worst", Quantity.HOCKEY_STICK,
           "optimal homogeneous composition against the exact worst-case policy", _kov_exact,
@@ -351,4 +366,6 @@ CLAIMS = with_exact_worst(CLAIMS, {
     "EXT-KOV15/stop-at-worst": _kov_worst((0.25,)),
     "EXT-KOV15/generated-output-threshold": _kov_worst((0.25,)),
     "EXT-KOV15/generated-random": _kov_worst((0.125, 0.25)),
+    "EXT-MV16/doubling-rr": _mv16_worst,
+    "EXT-MV16/doubling-adaptive-kind": _mv16_worst,
 })
