@@ -24,6 +24,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.mathjax",
     "spec_catalogue",
+    "cli_reference",
 ]
 
 # MyST-NB reads every .md page; a page whose front matter declares a ``mystnb`` kernel is a
