@@ -10,6 +10,7 @@ command commented ``needs the X extra`` is skipped when that extra's packages ar
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import re
 import sys
@@ -20,7 +21,9 @@ import pytest
 
 pytest.importorskip("docutils")  # the docs extra: run_shell lives in the docs extension
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
-from cli_reference import ROOT, run_shell  # a docs extension, not a package
+_EXTENSION = importlib.import_module("cli_reference")  # a docs extension, not a package
+ROOT: Path = _EXTENSION.ROOT
+run_shell = _EXTENSION.run_shell
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 _EXTRA = re.compile(r"needs the (\w+) extra")
