@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -155,7 +156,13 @@ class CommandOutput(SphinxDirective):
         return [nodes.literal_block(text, text, language="console")]
 
 
+def _remove_scratch(app: Sphinx, error: Exception | None) -> None:
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.popitem()[1])
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("cli-reference", CliReference)
     app.add_directive("command-output", CommandOutput)
+    app.connect("build-finished", _remove_scratch)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
