@@ -26,6 +26,7 @@ extensions = [
     # MathJax 3 served from the site itself (no CDN: pages typeset offline and in CI)
     "sphinx-mathjax-offline",
     "spec_catalogue",
+    "cli_reference",
 ]
 
 # MyST-NB reads every .md page; a page whose front matter declares a ``mystnb`` kernel is a

@@ -3,7 +3,7 @@
 Each line is a JSON object with a ``kind``; numbers are parsed as ``Decimal`` (and
 strings are read as exact decimals), so a session recorded by any system replays
 exactly. A bad line raises :class:`InterchangeError`, naming the line number and field.
-This module only reads JSON: what a spend is lives in :mod:`adaptive_dp.guarantees.spends`.
+This module only reads JSON: what a spend is lives in :mod:`adaptive_dp.guarantees.spends`. ::
 
     {"kind": "pure", "epsilon": "0.1"}
     {"kind": "approx", "epsilon": 0.1, "delta": 1e-7}
@@ -15,7 +15,7 @@ This module only reads JSON: what a spend is lives in :mod:`adaptive_dp.guarante
     {"kind": "bm", "sensitivity": 1, "t_min": 10.0, "t_stop": 12.5}
 
 Audit histories (:func:`read_history`) also take mechanism steps, each with a ``count``
-(default 1), and an optional first line naming the neighbouring relation and the regime:
+(default 1), and an optional first line naming the neighbouring relation and the regime::
 
     {"kind": "history", "neighbours": "add-remove", "adaptive": false}
     {"kind": "subsampled-gaussian", "noise_multiplier": 1.1, "sampling_rate": 0.01,

@@ -11,7 +11,7 @@ concurrently (H23-Def2.7, H23-Alg3)::
      "source": "free text: which system, which run"}
 
 Every later line is one request: a spend in the interchange format (any kind) with the
-recorded outcome, each optional:
+recorded outcome, each optional::
 
     {"kind": "pure", "epsilon": "0.1", "decision": "continue", "spent": {"epsilon": "0.3"},
      "remaining": "0.7", "id": "request-17"}

@@ -79,8 +79,8 @@ class StoppingCondition:
 
         z sigma (1 + alpha) <= alpha y_hat,   z = Phi^{-1}(1 - level/2).
 
-    On the event |y_hat - y| <= z sigma (probability 1 - level for a fixed iterate) it gives
-    y >= y_hat - z sigma >= z sigma / alpha, hence |y_hat - y| <= z sigma <= alpha y: the
+    On the event ``|y_hat - y| <= z sigma`` (probability 1 - level for a fixed iterate) it gives
+    y >= y_hat - z sigma >= z sigma / alpha, hence ``|y_hat - y| <= z sigma <= alpha y``: the
     relative error is within alpha.  It targets P[relative error > alpha | released] at
     ``level`` per checked iterate (selection over many iterates may move it: the measured
     precision reports what happens).  The same condition for both methods.
@@ -112,7 +112,7 @@ class StoppingCondition:
 
 def within_relative_error(noisy: ArrayLike, truth: ArrayLike, alpha: float) -> NDArray[np.bool_]:
     """R23-RelativeError (reconstructed; R23 section 7: "if y is the true count and y_hat
-    the noisy count, we require ..."): "|y_hat - y| <= alpha y", elementwise."""
+    the noisy count, we require ..."): "``|y_hat - y| <= alpha y``", elementwise."""
     y = np.asarray(truth, dtype=np.float64)
     out: NDArray[np.bool_] = np.abs(np.asarray(noisy, dtype=np.float64) - y) <= alpha * y
     return out

@@ -95,7 +95,7 @@ class Verdict:
 
     @property
     def relative_width(self) -> float:
-        """(upper - lower) / |upper|: how tight the certified interval is."""
+        """``(upper - lower) / |upper|``: how tight the certified interval is."""
         if self.upper == 0:
             return 0.0 if self.lower == 0 else math.inf
         return (self.upper - self.lower) / abs(self.upper)

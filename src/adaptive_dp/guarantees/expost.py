@@ -26,7 +26,7 @@ class ExPost:
 
     "Pr[L(A(x; y)) > E(A(x; y); y)] <= delta(y)".  ``epsilon`` is the realised E(y),
     ``max_epsilon >= epsilon`` the worst case over outcomes (defaults to ``epsilon``),
-    ``delta`` in [0, 1).  All exact ``Fraction``s.
+    ``delta`` in [0, 1).  All exact, of type ``Fraction``.
     """
 
     epsilon: Fraction

@@ -2,7 +2,7 @@
 
 Murtagh-Vadhan 2016 (heterogeneous; Kairouz-Oh-Viswanath 2015 for equal epsilons): the
 k-fold composition of (epsilon_i, delta_i)-DP mechanisms with parameters fixed in advance
-is (epsilon_g, delta(epsilon_g))-DP, and no smaller delta is valid for all of them, with
+is (epsilon_g, delta(epsilon_g))-DP, and no smaller delta is valid for all of them, with ::
 
     delta(eps_g) = 1 - prod_i (1 - delta_i) (1 - delta_pure(eps_g)),
     delta_pure(eps_g) = sum_{S subset [k]} max(0, e^{sum_{i not in S} eps_i}

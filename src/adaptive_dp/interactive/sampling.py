@@ -13,11 +13,11 @@ computed from:
   Privacy", Algorithm 1): stop at the first k with A_k ~ Bernoulli(gamma / k) equal to 0;
   the stopping index is odd with probability exp(-gamma) for gamma in [0, 1]; a larger gamma
   is split into unit steps;
-- :func:`discrete_laplace`: P[Y = y] proportional to exp(-|y| / t) for an integer t >= 1
+- :func:`discrete_laplace`: P[Y = y] proportional to ``exp(-|y| / t)`` for an integer t >= 1
   (their Algorithm 2);
 - :func:`discrete_gaussian`: P[Y = y] proportional to exp(-y^2 / (2 sigma^2)) for a rational
   sigma^2 > 0, by rejection from the discrete Laplace of scale t = floor(sigma) + 1 with
-  acceptance probability exp(-(|y| - sigma^2 / t)^2 / (2 sigma^2)) (their Algorithm 3).
+  acceptance probability ``exp(-(|y| - sigma^2 / t)^2 / (2 sigma^2))`` (their Algorithm 3).
 
 The algorithms are written from the paper's description (no code copied).
 """
@@ -78,7 +78,7 @@ def bernoulli_exp(gamma: Fraction, rng: np.random.Generator) -> bool:
 
 
 def discrete_laplace(t: int, rng: np.random.Generator) -> int:
-    """P[Y = y] = (e^(1/t) - 1) / (e^(1/t) + 1) exp(-|y| / t) for an integer t >= 1:
+    """P[Y = y] = (e^(1/t) - 1) / (e^(1/t) + 1) ``exp(-|y| / t)`` for an integer t >= 1:
     a geometric magnitude U + t V (U uniform below t, accepted with probability
     exp(-U / t); V the number of successes before the first failure of Bernoulli(1/e)),
     a fair sign, and -0 rejected."""

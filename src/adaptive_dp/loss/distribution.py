@@ -33,10 +33,10 @@ def pld(
 
     ``center_prime`` defaults to ``mechanism.sensitivity`` (with ``center`` = 0, the
     worst-case pair for a scalar query). Gaussian mechanisms also take vector query
-    values (the loss of the product density is Gaussian with mu = ||c - c'||_2 / sigma);
+    values (the loss of the product density is Gaussian with ``mu = ||c - c'||_2 / sigma``);
     the others take scalars. The family of each law is derived from the
     mechanism's densities in the module of that PLD (Gaussian: N(mu^2/2, mu^2) with
-    mu = |c - c'| / sigma; Laplace: atoms at +-|c - c'| / b plus a continuous part;
+    ``mu = |c - c'| / sigma``; Laplace: atoms at ``+-|c - c'| / b`` plus a continuous part;
     randomized response: two atoms +-eps, or the point 0 when the bits agree).
     """
     if isinstance(mechanism, GaussianMechanism):

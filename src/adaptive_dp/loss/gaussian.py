@@ -5,7 +5,7 @@ Derivation from the densities (checked in tests/loss/test_gaussian.py against
 
     L(y) = log p(y) - log q(y) = ((y - c')^2 - (y - c)^2) / (2 sigma^2),
 
-and for y = c + sigma Z, Z ~ N(0, 1), with mu = |c - c'| / sigma,
+and for y = c + sigma Z, Z ~ N(0, 1), with ``mu = |c - c'| / sigma``,
 
     L = mu^2 / 2 - sign(c' - c) mu Z ~ N(mu^2 / 2, mu^2).
 
@@ -94,7 +94,7 @@ class GaussianPLD(PrivacyLossDistribution):
 
     @property
     def mu(self) -> float:
-        """The GDP parameter mu = |c - c'| / sigma."""
+        """The GDP parameter ``mu = |c - c'| / sigma``."""
         return self._mu
 
     def __repr__(self) -> str:

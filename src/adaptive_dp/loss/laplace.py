@@ -1,8 +1,8 @@
 """Privacy-loss distribution of the Laplace mechanism (R23-Def2.2, R23-Lem2.1).
 
 Derivation from the densities (checked in tests/loss/test_laplace.py against
-``privacy_loss``): with P = Lap(c, b), Q = Lap(c', b), e = |c - c'| / b and, by
-reflection, c = 0 < c' = e b (b = 1 after rescaling y), L(y) = |y - e| - |y|:
+``privacy_loss``): with P = Lap(c, b), Q = Lap(c', b), ``e = |c - c'| / b`` and, by
+reflection, c = 0 < c' = e b (b = 1 after rescaling y), ``L(y) = |y - e| - |y|``:
 
 * y <= 0: L = e, P-probability 1/2 (an atom);
 * y >= e: L = -e, P-probability e^{-e} / 2 (an atom);
@@ -54,7 +54,7 @@ def _epsilon(epsilon: object) -> float:
 class LaplacePLD(PrivacyLossDistribution):
     """R23-Lem2.1: the Laplace loss, atoms at +-epsilon plus a continuous part.
 
-    ``epsilon`` = |c - c'| / b (= Delta / b on worst-case neighbours). Symmetric:
+    ``epsilon = |c - c'| / b`` (= Delta / b on worst-case neighbours). Symmetric:
     ``swap()`` is the same distribution.
     """
 
@@ -65,7 +65,7 @@ class LaplacePLD(PrivacyLossDistribution):
 
     @property
     def epsilon(self) -> float:
-        """The largest loss, |c - c'| / b."""
+        """The largest loss, ``|c - c'| / b``."""
         return self._eps
 
     def __repr__(self) -> str:
@@ -94,7 +94,7 @@ class LaplacePLD(PrivacyLossDistribution):
         return out
 
     def rvs(self, size: int | tuple[int, ...], rng: np.random.Generator) -> NDArray[np.float64]:
-        """The loss |Y - e| - |Y| of Y ~ Lap(0, 1), in its exact piecewise form
+        """The loss ``|Y - e| - |Y|`` of Y ~ Lap(0, 1), in its exact piecewise form
         (e for Y <= 0, -e for Y >= e, e - 2Y between) so that atoms are hit exactly."""
         y = rng.laplace(0.0, 1.0, size)
         e = self._eps

@@ -3,7 +3,7 @@
 The oracle (:func:`lnr_prefix_loss`) is the log ratio of the joint release-order
 densities of the whole released prefix (R23-Def2.3).  The closed form is the
 reconstructed R23-LemA.1 (proofs/R23-LemA.1.md): with t = t^{(T)},
-"L^{(1:T)} = (||y_T - f(x')||_1 - ||y_T - f(x)||_1)/t", so |L| <= ||f(x) - f(x')||_1/t.
+"L^{(1:T)} = (||y_T - f(x')||_1 - ||y_T - f(x)||_1)/t", so ``|L| <= ||f(x) - f(x')||_1/t``.
 """
 
 from __future__ import annotations

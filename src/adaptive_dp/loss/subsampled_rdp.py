@@ -8,10 +8,10 @@ rate ``g = sampling_rate`` in (0, 1]) reduces, after a rotation, to one dimensio
 
 the pairs are
 
-* add-remove: P = phi B_+ = (1-g) N(0, s^2) + g N(1, s^2) and Q = phi; the RDP is
+* add-remove: P = ``phi B_+`` = (1-g) N(0, s^2) + g N(1, s^2) and Q = phi; the RDP is
   max(D_a(P||Q), D_a(Q||P)) (both directions are computed, Mironov-Talwar-Zhang 2019,
   Theorem 5, is not used);
-* substitute: P = phi B_-, Q = phi B_+ (the REPLACE_ONE pair of dp_accounting 0.6.0;
+* substitute: P = ``phi B_-``, Q = ``phi B_+`` (the REPLACE_ONE pair of dp_accounting 0.6.0;
   symmetric under x -> -x, so one direction).
 
 Every divergence is D_a(P||Q) = log1p(J) / (a - 1) with

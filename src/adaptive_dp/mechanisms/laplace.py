@@ -22,7 +22,7 @@ _LOG_2 = math.log(2.0)
 def laplace_logpdf(y: ArrayLike, center: ArrayLike, scale: ArrayLike) -> NDArray[np.float64]:
     """R23-Def2.2: log density of Lap(center, scale) at ``y``, vectorised (broadcasting).
 
-    log p(y) = -|y - center| / scale - log(2 scale), scale > 0.
+    ``log p(y) = -|y - center| / scale - log(2 scale)``, scale > 0.
     """
     b = positive_array(scale, "scale")
     d = np.abs(np.asarray(y, dtype=np.float64) - np.asarray(center, dtype=np.float64))
@@ -82,7 +82,7 @@ class LaplaceMechanism:
 
     "Given f: X -> R^d, the Laplace mechanism with privacy parameter epsilon returns
     M(x) = f(x) + Lap(1/epsilon)", noise independent in each coordinate, Lap(b) with
-    density exp(-|y| / b) / (2b). Here it is parameterised by its ``scale`` b > 0
+    density ``exp(-|y| / b) / (2b)``. Here it is parameterised by its ``scale`` b > 0
     (the paper's privacy parameter is 1/b, not divided by the sensitivity) and the
     declared l1 sensitivity Delta = ``sensitivity`` > 0 (R23-Sensitivity), both exact.
     R23-Lem2.1 ("with privacy parameter epsilon > 0 it is Delta_1(f) epsilon-DP")

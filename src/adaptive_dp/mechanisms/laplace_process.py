@@ -1,14 +1,14 @@
 """R23-DefA.1: Laplace noise reduction (Koufogiannis et al.; R23 Appendix A).
 
 The Laplace process L(t), t >= 0, has L(0) = 0, independent increments and
-L(t) ~ Lap(t) (density e^{-|x|/t}/(2t)); R23-Eq13 reading: jumps form a Poisson random
-measure with intensity s^{-2} e^{-|x|/s} ds dx.  Time is the Laplace scale t = 1/eps
+L(t) ~ Lap(t) (density ``e^{-|x|/t}/(2t)``); R23-Eq13 reading: jumps form a Poisson random
+measure with intensity ``s^{-2} e^{-|x|/s} ds dx``.  Time is the Laplace scale t = 1/eps
 (not the variance, as for BM).  Releases run backwards in time, noisiest first:
 y_k = f(x) + L(t^{(k)}) for t^{(1)} > t^{(2)} > ... > 0, independently per coordinate.
 
 The reverse conditional law (proofs/R23-LaplaceReleaseKernel.md), with eps = 1/t_from <
-eps' = 1/t_to and Z = L(t_from) = z:  P[Z' = z | z] = (eps/eps') e^{-(eps'-eps)|z|}, and
-otherwise Z' has sub-density (eps'^2 - eps^2)/(2 eps') exp(-eps'|u| - eps|u - z| + eps|z|).
+eps' = 1/t_to and Z = L(t_from) = z:  ``P[Z' = z | z] = (eps/eps') e^{-(eps'-eps)|z|}``, and
+otherwise Z' has sub-density ``(eps'^2 - eps^2)/(2 eps') exp(-eps'|u| - eps|u - z| + eps|z|)``.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def laplace_reverse_step(
     """R23-LaplaceReleaseKernel (R23-DefA.1's release step): an exact draw of L(t_to) given
     L(t_from) = z, t_to < t_from.
 
-    Four pieces (for z >= 0; z < 0 by symmetry), with r = |z|, a = e^{-(eps'-eps) r}:
+    Four pieces (for z >= 0; z < 0 by symmetry), with ``r = |z|``, a = e^{-(eps'-eps) r}:
     keep u = z w.p. (eps/eps') a; between 0 <= u <= r, density prop. to
     e^{-(eps'-eps) u}, mass (eps'+eps)(1-a)/(2 eps'); cross u < 0, -Exp(eps+eps'), mass
     (eps'-eps)/(2 eps'); out u > r, r + Exp(eps+eps'), mass (eps'-eps) a/(2 eps').
@@ -97,8 +97,8 @@ def laplace_reverse_logkernel(
     """Log of the release kernel of L(t_to) at u given L(t_from) = z, with respect to
     Lebesgue measure plus an atom at u = z (a tie is exact float equality).
 
-    Tie: log((eps/eps') e^{-(eps'-eps)|z|}); otherwise
-    log((eps'^2 - eps^2)/(2 eps')) - eps'|u| - eps|u - z| + eps|z|.
+    Tie: ``log((eps/eps') e^{-(eps'-eps)|z|})``; otherwise
+    ``log((eps'^2 - eps^2)/(2 eps')) - eps'|u| - eps|u - z| + eps|z|``.
     """
     eps, eps2 = _levels(t_from, t_to)
     uu = np.asarray(u, dtype=np.float64)

@@ -68,7 +68,7 @@ __all__ = [
 class Odometer(Protocol):
     """W23-OdometerDef / H23-Def1.17: the odometer role (docs/design.md, principle 9): a
     time-uniform bound U_n per step, P(exists n: L_n > U_n) <= delta (for the pair in both
-    orders; H23-Def1.17's two-sided P(|Loss| > U) then holds at delta_g = 2 delta)."""
+    orders; H23-Def1.17's two-sided ``P(|Loss| > U)`` then holds at delta_g = 2 delta)."""
 
     SPEC: str
 

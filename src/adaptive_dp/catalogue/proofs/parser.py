@@ -27,7 +27,7 @@ A proof lives in ``proofs/<id>.md`` (shipped in the wheel, found through
 
     2. [argument] <prose a reviewer reads> (uses: ...)
 
-Further ``## `` sections (notes, references) may follow the proof; they end the step list.
+Further ``##`` sections (notes, references) may follow the proof; they end the step list.
 """
 
 from __future__ import annotations

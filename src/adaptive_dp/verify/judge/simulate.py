@@ -26,7 +26,7 @@ test. Under ``x`` the transcript's privacy loss is
 the order that matches the sampling side. Hockey-stick claims run both.
 
 Batch rule protocol (for filters, accumulators and odometers of later issues)
----------------------------------------------------------------------------
+-----------------------------------------------------------------------------
 A claim that puts a rule between the adversary and the mechanisms passes a
 :class:`BatchRule` to :func:`simulate`. ``rule.start(paths)`` returns a fresh
 :class:`BatchLedger` for one batch; before every step the simulator calls

@@ -14,7 +14,7 @@ Boundaries: the process is the drift-free privacy loss S_n = L_n - V_n/2 of Gaus
 releases with mu_n = 1/sigma_n chosen predictably, V_n = sum mu_i^2 (L_n from the
 release densities; exp(lambda S_n - lambda^2 V_n/2) is then a martingale for every real
 lambda, R23-Eq2); the statistic is the crossing indicator
-"exists n <= horizon: S_n >= b(V_n)" (|S_n| for two-sided claims), read through the
+"exists n <= horizon: S_n >= b(V_n)" (``|S_n|`` for two-sided claims), read through the
 boundary's float path (rounded up, never below its certified value). The first
 release has mu_1^2 = 1, the stitching start m; afterwards mu_n^2 = c V_{n-1}:
 
@@ -29,7 +29,7 @@ process; the other order's walk has the same law).
 
 - ``EXT-HRMS21NormalMixture/one-sided``: the one-sided closed form (rho = 1);
   ``/one-sided-exact`` and ``/budget-hugging``: the exact one-sided level set
-  (``form="exact"``); ``/two-sided``: the two-sided one, |S_n|. Twin ``no-volume``
+  (``form="exact"``); ``/two-sided``: the two-sided one, ``|S_n|``. Twin ``no-volume``
   (:class:`~adaptive_dp.verify.registry.twins.boundaries.NoVolumeMixture` of the same form,
   geometric scenario, delta = 0.05: crossed by about 0.33 one-sided closed, 0.34 exact,
   0.37 two-sided).
@@ -119,7 +119,7 @@ def _rdp_twin(profile: str) -> Setup:
 
 @dataclass(frozen=True, slots=True)
 class LossWalkCrossing:
-    """Per path, whether S_n = L_n - V_n/2 (|S_n| if ``two_sided``) of up to ``steps``
+    """Per path, whether S_n = L_n - V_n/2 (``|S_n|`` if ``two_sided``) of up to ``steps``
     Gaussian releases reaches ``boundary(V_n)``; mu_1^2 = 1, then mu_n^2 = c V_{n-1}
     with c = ``growth[0]`` near the boundary and ``growth[1]`` elsewhere."""
 

@@ -30,7 +30,8 @@ at the claimed epsilon against the claimed delta, both orders.
 
 Lifted filters (F(.; d)-FiltCon(IM) run by
 :class:`~adaptive_dp.verify.judge.batch.BatchConcurrentFilter` with the adversaries of
-:mod:`.interactive`: 12 launch requests before any query ("budget-hugging"), or launches
+:mod:`~adaptive_dp.verify.registry.claims.interactive`: 12 launch requests before any
+query ("budget-hugging"), or launches
 interleaved with queries, rho_c 1/8 or 1/4 by the last answer, stopping once the loss
 exceeds 1 ("stop-at-worst")); the rule is the one the lifting returns. Twin
 ``charge-answered-only`` (a child charged per answered query), in the budget-hugging

@@ -77,8 +77,8 @@ _CHAIN = tuple((c, c + 1) for c in range(_COUNTS - 1))
 
 
 def clamped_geometric_table(alpha: float, counts: int, outputs: int) -> Array:
-    """Pr[clip(c + Z, 0, outputs - 1) = y] for c < counts, by enumerating |Z| <= 2000
-    (Pr[Z = z] = (1 - alpha) / (1 + alpha) alpha^|z|; the mass left out is below 1e-300)."""
+    """Pr[clip(c + Z, 0, outputs - 1) = y] for c < counts, by enumerating ``|Z| <= 2000``
+    (``Pr[Z = z] = (1 - alpha) / (1 + alpha) alpha^|z|``; the mass left out is below 1e-300)."""
     z = np.arange(-2000, 2001)
     weight = (1 - alpha) / (1 + alpha) * alpha ** np.abs(z)
     table = np.zeros((counts, outputs))
@@ -88,7 +88,7 @@ def clamped_geometric_table(alpha: float, counts: int, outputs: int) -> Array:
 
 
 def clamped_geometric_logpmf(y: Ints, c: int, alpha: float, outputs: int) -> Array:
-    """Closed form of the same pmf: interior (1 - alpha)/(1 + alpha) alpha^|y - c|, and the
+    """Closed form of the same pmf: interior ``(1 - alpha)/(1 + alpha) alpha^|y - c|``, and the
     clamped tails Pr[Z <= -c] = alpha^c/(1 + alpha), Pr[Z >= m-1-c] = alpha^(m-1-c)/(1 + alpha)."""
     dist = np.abs(y - c).astype(np.float64)
     inner = math.log((1 - alpha) / (1 + alpha)) + dist * math.log(alpha)

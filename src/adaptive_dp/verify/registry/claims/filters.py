@@ -58,7 +58,8 @@ full 1e-3.
   times it at 2 and 4; true delta 0.29 at eps 2.25 against 0.05).
 - ``H23-Thm4.11/stop-at-worst``: the zCDP accumulator through its filter at rho = 1/2,
   noninteractive (its budget-hugging claim is the concurrent one of
-  :mod:`.interactive`); claimed: EXT-CKS20 of rho = 1/2. Twin ``lookahead-dropped`` (one
+  :mod:`~adaptive_dp.verify.registry.claims.interactive`); claimed: EXT-CKS20 of
+  rho = 1/2. Twin ``lookahead-dropped`` (one
   Gaussian of mu = 2).
 - ``EXT-GDPAccumulator/budget-hugging``, ``/stop-at-worst``: the GDP accumulator through its
   filter at mu = 3/2 (I(G <= 3/2), built from the accumulator, not from ``GDPFilter``);

@@ -12,8 +12,8 @@ proofs/R23-LaplaceReleaseKernel.md: Z_6 ~ Lap(t_6), Z_j = Z_{j+1} + B_j W_j with
 B_j ~ Bern(1 - (t_{j+1}/t_j)^2), W_j ~ Lap(t_j)), both with respect to Lebesgue measure
 plus atoms on exact ties. The prefixes mix ties and moves (the forward tie probability
 (t_{j+1}/t_j)^2 is 0.36 to 0.44 at these levels). The statement is an equality, so it is checked as
-an equivalence (docs/design.md, Equivalences): statistic |difference of the two log
-densities|, max-loss, claimed <= 1e-9. That the sampler draws from this law is tested
+an equivalence (docs/design.md, Equivalences): statistic ``|difference of the two log
+densities|``, max-loss, claimed <= 1e-9. That the sampler draws from this law is tested
 against the forward sampler in tests/mechanisms/test_laplace_process.py.
 
 ``R23-LaplaceReleaseKernel/likelihood-ratio`` tests the sampler's law itself, not only the

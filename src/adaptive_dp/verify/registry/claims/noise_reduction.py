@@ -13,9 +13,9 @@ R23-Thm4 and R23-Lem4.1 are equalities: they are checked as shared-randomness eq
 paths must be at most ``_TOL`` (a path above it is a violation; n >= 14/delta_min).
 
 - ``R23-Thm4/stop-at-worst``: one BM (grid geomspace(20, 0.05, 30)) stopped as soon as its
-  loss exceeds 2; statistic |closed form - prefix-density loss| (both densities). Twin
+  loss exceeds 2; statistic ``|closed form - prefix-density loss|`` (both densities). Twin
   ``variance-as-sigma``.
-- ``R23-Lem4.1/stop-at-worst``: the same BM; statistic |L^{(1:T)} - L^{(T)}| with L^{(T)}
+- ``R23-Lem4.1/stop-at-worst``: the same BM; statistic ``|L^{(1:T)} - L^{(T)}|`` with L^{(T)}
   from the N(f, t^{(T)}) density of y_T alone, for the release-order oracle and for
   ``bm_release_loss``. Twin ``forward-coupling`` (the oracle's kernel reversed).
 - ``R23-LemA.1/stop-at-worst``: one Laplace noise reduction (levels 0.1..1, t = 10..1),

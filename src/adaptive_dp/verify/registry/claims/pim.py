@@ -9,7 +9,7 @@ each drawn view carries a statistic computed from exact probabilities:
 - privacy claims: the privacy loss log P_x(v) - log P_x'(v) of the drawn view, from the
   exact view probabilities of the system under test (never from its declared guarantee);
 - equivalences (docs/design.md, Equivalences): views drawn from the even mixture of the
-  two laws, statistic |log R(v) - log C(v)| (infinite where one law gives v probability
+  two laws, statistic ``|log R(v) - log C(v)|`` (infinite where one law gives v probability
   0), claimed 0 up to ``_TOL`` (a max-statistic: one sample above it is a violation;
   n >= 14 / delta_min, so a law difference of mass >= 2 delta_min is found).
 

@@ -10,7 +10,7 @@ log ratios of the densities of the whole released prefix (``bm_release_loss``).
   Twin ``mixture-factor-dropped``.
 - ``W22-LinearExPost/stop-at-worst`` (crossing): the same on geomspace(1e3, 1e-3, 200) with
   ``single_bm_expost_linear`` (slope a = 1). Twin ``slope-halved``.
-- ``W22-ReverseSampling/shared-randomness`` (equivalence, |diff| <= 1e-9): the path sampled
+- ``W22-ReverseSampling/shared-randomness`` (equivalence, ``|diff| <= 1e-9``): the path sampled
   backwards (``brownian_sample`` and the step under test applied from t_1 down) equals,
   draw by draw on the same standard normals z, the path L z with L the Cholesky factor of
   the Brownian covariance min(t_i, t_j) (numpy's, an independent computation); so the

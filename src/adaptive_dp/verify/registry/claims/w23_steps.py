@@ -6,19 +6,19 @@ pair), its loss l = log(P/Q) taken atom by atom, and its conditional mean summed
 over the atoms (the Laplace mean: the two constant tails plus 20-point Gauss-Legendre on
 [0, 1], from :func:`~adaptive_dp.mechanisms.laplace.laplace_logpdf`). Under x' the pair is
 swapped. The inequalities are max-statistics (mean / bound, claimed <= 1); the
-attainments are equalities read as max-statistics (|mean / bound - 1| <= 1e-9).
+attainments are equalities read as max-statistics (``|mean / bound - 1| <= 1e-9``).
 
 - ``W23-PureStepMean/randomized-response``: RR pairs, epsilon uniform on [0.01, 2]:
   the mean equals epsilon tanh(epsilon/2). Twin ``half-prefactor``.
 - ``W23-PureStepMean/mixed-pairs``: a third RR, a third random pairs on 4 atoms
-  (Dirichlet(1) each side; epsilon = max |l|, exact), a third Laplace (sensitivity 1,
+  (Dirichlet(1) each side; epsilon = ``max |l|``, exact), a third Laplace (sensitivity 1,
   epsilon uniform on [0.01, 2]): mean / bound <= 1. Twin ``half-prefactor``.
 - ``W23-ClippedPDPStep/worst-case`` (order x only: the equality is one-sided): the
   attaining pair, P = (p, 1 - p, 0), Q = (p e^-eps, (1 - p) e^eps, delta),
   p = (e^eps + delta - 1) / (e^eps - e^-eps), epsilon uniform on [0.05, 1], delta
   uniform on [cosh(eps) - 1, 1 - e^-eps]. Twin ``delta-term-dropped``.
 - ``W23-ClippedPDPStep/random-pairs``: half attaining pairs, half random pairs on 5 atoms
-  with an atom only P charges and one only Q charges; epsilon = u max |finite l| with
+  with an atom only P charges and one only Q charges; epsilon = ``u max |finite l|`` with
   u uniform on [0.5, 1.2] and delta = max(P(l > eps), Q(l < -eps)), exact; pairs with
   delta >= 1 (no guarantee) are skipped. Clipped mean / bound <= 1. Twin
   ``delta-term-dropped``.
