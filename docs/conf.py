@@ -24,6 +24,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.mathjax",
     "spec_catalogue",
+    "proof_pages",
 ]
 
 # MyST-NB reads every .md page; a page whose front matter declares a ``mystnb`` kernel is a
