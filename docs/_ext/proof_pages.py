@@ -23,22 +23,21 @@ catalogue item with the registered twins that refute it and their committed verd
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from docutils import nodes  # type: ignore[import-untyped]  # no stubs in the dev venv
-from sphinx.application import Sphinx
-from sphinx.transforms.post_transforms import SphinxPostTransform
 from spec_catalogue import (
     DOCS,
     MarkdownDirective,
-    claim_lines,
     item_links,
     proof_stem,
     shipped_proofs,
     spec_ref,
     twin_verdict,
 )
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from adaptive_dp.catalogue.items import SpecItem, item, load_catalogue
 from adaptive_dp.catalogue.proofs import Proof, load_proof, proof_ids
@@ -94,7 +93,7 @@ def used_by() -> dict[str, tuple[str, ...]]:
     return {used: tuple(names) for used, names in users.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def checked_count(proof_id: str) -> int:
     """How many steps of the proof are checked (the library's count, computed once)."""
     return len(load_proof(proof_id).checked_steps)
