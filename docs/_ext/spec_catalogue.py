@@ -203,12 +203,20 @@ _FILTER_SCRIPT = """<script>
 (function () {
   const selects = document.querySelectorAll("select[data-filter]");
   function apply() {
-    const want = {};
-    selects.forEach(function (s) { want[s.dataset.filter] = s.value; });
+    const wanted = [];
+    selects.forEach(function (s) {
+      if (s.value) { wanted.push(s.dataset.filter + "-" + s.value); }
+    });
     document.querySelectorAll("div.spec-item").forEach(function (item) {
-      const show = (!want.source || item.dataset.source === want.source) &&
-                   (!want.status || item.dataset.status === want.status);
+      const show = wanted.every(function (c) { return item.classList.contains(c); });
       item.style.display = show ? "" : "none";
+    });
+    document.querySelectorAll("section").forEach(function (section) {
+      const own = Array.from(section.querySelectorAll(":scope > div.spec-item"));
+      if (own.length) {
+        const shown = own.some(function (i) { return i.style.display !== "none"; });
+        section.style.display = shown ? "" : "none";
+      }
     });
   }
   selects.forEach(function (s) { s.addEventListener("change", apply); });
