@@ -259,10 +259,15 @@ def errata_entries() -> tuple[tuple[SpecItem, tuple[tuple[str, str], ...]], ...]
 
 
 def _valid_form(entry: SpecItem) -> str | None:
-    ids = {other.id for other in load_catalogue()}
+    """The catalogue's valid form of a printed item: ``<id>-Corrected``, or the id (or
+    alias) without ``-Printed``."""
     for candidate in (f"{entry.id}-Corrected", entry.id.removesuffix("-Printed")):
-        if candidate != entry.id and candidate in ids:
-            return candidate
+        try:
+            valid = item(candidate).id
+        except KeyError:
+            continue
+        if valid != entry.id:
+            return valid
     return None
 
 
