@@ -37,6 +37,7 @@ from spec_catalogue import (
     twin_verdict,
 )
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from adaptive_dp.catalogue.items import SpecItem, item, load_catalogue
@@ -81,6 +82,19 @@ def write_stubs(app: Sphinx) -> None:
         path = PAGES / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
+
+
+def new_mutation_results(
+    app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
+    """Proof pages to re-read because their mutation results file appeared since (a
+    missing file cannot be a dependency: Sphinx would re-read the page on every build)."""
+    return [
+        docname
+        for docname, proof_id in proof_pages()
+        if (MUTANTS / f"{proof_id}.json").is_file()
+        and MUTANTS / f"{proof_id}.json" not in env.dependencies.get(docname, set())
+    ]
 
 
 @lru_cache(maxsize=1)
@@ -129,13 +143,15 @@ def _id_link(ident: str) -> str:
         return f"`{ident}`"
 
 
-def _badge(proof_id: str) -> nodes.Node:
-    entries = proved_items(proof_id)
+def _badge(proof: Proof) -> nodes.Node:
+    """Verbatim when every item it proves is verbatim from its source (not reconstructed)."""
+    entries = proved_items(proof.id)
     verbatim = bool(entries) and not any(entry.reconstructed for entry in entries)
     if verbatim:
         text = "verbatim: statement as in " + "; ".join(entry.source for entry in entries)
     else:
-        text = "reconstructed: not the source's printed text (see Provenance)"
+        text = "reconstructed: not a source's printed text"
+        text += " (see Provenance)" if proof.provenance else ""
     kind = "verbatim" if verbatim else "reconstructed"
     return nodes.paragraph("", "", nodes.inline(text, text, classes=["proof-provenance", kind]))
 
@@ -162,7 +178,7 @@ class ProofPart(MarkdownDirective):
         return self.parse(getattr(proof, part).splitlines())
 
     def _header(self, proof: Proof) -> list[nodes.Node]:
-        parts: list[nodes.Node] = [_badge(proof.id)]
+        parts: list[nodes.Node] = [_badge(proof)]
         for entry in proved_items(proof.id):
             spec = nodes.inline("", "", *self._inline(spec_ref(entry.id)), classes=[LINK_CLASS])
             facts: list[nodes.Node] = [nodes.Text("Spec item "), spec]
@@ -211,8 +227,9 @@ class ProofPart(MarkdownDirective):
             return "Mutation results not recorded."
         if label not in results:
             return "Mutation results not recorded for this step."
-        counts = results[label]
-        return f"Mutants killed: {counts['killed']}/{counts['mutants']}."
+        killed, total = results[label]["killed"], results[label]["mutants"]
+        survived = f" ({total - killed} SURVIVED)" if killed < total else ""
+        return f"Mutants killed: {killed}/{total}{survived}."
 
     def _uses(self, proof: Proof) -> list[nodes.Node]:
         uses = ", ".join(_id_link(ident) for ident in proof.uses) or "nothing cited"
@@ -315,6 +332,7 @@ class LinkClasses(SphinxPostTransform):
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("spec_catalogue")
     app.connect("builder-inited", write_stubs)
+    app.connect("env-get-outdated", new_mutation_results)
     app.add_directive("proof-part", ProofPart)
     app.add_directive("proof-index", ProofIndex)
     app.add_directive("errata", Errata)
