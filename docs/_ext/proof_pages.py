@@ -211,12 +211,13 @@ class ProofPart(MarkdownDirective):
                 *self._inline(step.text),
             )
             box = nodes.container("", head, classes=["proof-step", f"status-{status['status']}"])
-            if status["detail"] and status["status"] != "checked-pass":
+            if status["detail"] and not status["status"].endswith("-pass"):
                 box += nodes.paragraph("", f"Detail: {status['detail']}")
             if step.code is not None:
                 box += nodes.raw("", "<details><summary>check</summary>", format="html")
                 box += nodes.literal_block(step.code, step.code, language="python")
                 box += nodes.raw("", "</details>", format="html")
+            if step.is_checked:
                 box += nodes.paragraph("", self._mutants(results, step.label))
             boxes.append(box)
         return boxes
