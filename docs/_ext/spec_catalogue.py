@@ -158,8 +158,11 @@ class MarkdownDirective(SphinxDirective):
         return list(container.children)
 
     def anchored(self, ident: str, classes: list[str], children: list[nodes.Node]) -> nodes.Node:
-        """A ``div`` holding ``children``, anchored at :func:`spec_label` of ``ident``."""
-        box = nodes.container("", *children, classes=classes, names=[spec_label(ident)])
+        """A ``div`` holding ``children``, anchored at :func:`spec_label` of ``ident`` (its
+        HTML id keeps the id's spelling, ``spec-R23-Thm2.17``, so a link names the item)."""
+        box = nodes.container(
+            "", *children, classes=classes, ids=[f"spec-{ident}"], names=[spec_label(ident)]
+        )
         self.state.document.note_explicit_target(box, box)
         return box
 
