@@ -23,6 +23,8 @@ extensions = [
     "myst_nb",
     "sphinx.ext.autodoc",
     "sphinx.ext.mathjax",
+    # MathJax 3 served from the site itself (no CDN: pages typeset offline and in CI)
+    "sphinx-mathjax-offline",
     "spec_catalogue",
     "proof_pages",
 ]

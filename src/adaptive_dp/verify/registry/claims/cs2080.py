@@ -14,6 +14,10 @@ above), with per-step epsilons fixed in advance:
   Twin ``no-drift`` in its own scenario (10 randomized responses of eps = 2, where
   the drift term dominates).
 - ``CS2080-AdvComp/stop-at-worst``: the same, stopping once the loss exceeds 2.
+- ``CS2080-AdvComp/exact-worst``: the same bound against the optimal policy of 16
+  randomized responses of eps = 1/4 (:mod:`adaptive_dp.verify.registry.worst_case`);
+  ``exact_worst`` is its value, also reported by the other composition claims (the
+  largest loss for the basic ones).
 
 Mechanism-level items of the lecture:
 
@@ -27,6 +31,7 @@ Mechanism-level items of the lecture:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
@@ -48,6 +53,11 @@ from adaptive_dp.verify.registry.bounds import (
 )
 from adaptive_dp.verify.registry.twins.calibration import GroupSizeMinusOne, UnrestrictedCS2080Sigma
 from adaptive_dp.verify.registry.twins.composition import DropLastBasic, NoDriftAdvanced
+from adaptive_dp.verify.registry.worst_case import (
+    filter_largest_loss,
+    filter_worst,
+    with_exact_worst,
+)
 
 __all__ = ["CLAIMS"]
 
@@ -148,3 +158,40 @@ CLAIMS: tuple[Claim, ...] = (
           "advanced composition under an adversary that stops at the worst moment",
           _adv_stop, (_ADV_NO_DRIFT,)),
 )
+
+
+# exact worst cases (issue 16): over every adaptive strategy of eps-DP releases at the
+# scenario's epsilon (the randomized-response lattice); ``exact-worst`` runs its policy ----
+def _adv_worst_of(profile: str) -> tuple[AdvancedComposition, Fraction]:
+    bound = AdvancedComposition(Fraction(1, 4), 16, Fraction(profile_delta(profile, 0.05)))
+    return bound, Fraction(bound.claimed()[0])
+
+
+def _adv_worst(profile: str) -> float:
+    return filter_worst(None, (0.25,), 16, _adv_worst_of(profile)[1]).upper()
+
+
+def _adv_exact(profile: str) -> Setup:
+    bound, epsilon = _adv_worst_of(profile)
+    worst = filter_worst(None, (0.25,), 16, epsilon)
+    return replace(hockey_stick_setup(bound, worst.policy, "the optimal policy of 16 "
+                                      "randomized responses of eps=1/4, delta'="
+                                      f"{float(bound.claimed()[1])}"),
+                   exact_worst=worst.upper())
+
+
+def _basic_worst(profile: str) -> float:
+    return filter_largest_loss(None, (0.125,), 8)
+
+
+CLAIMS += (
+    Claim("CS2080-AdvComp", "exact-worst", Quantity.HOCKEY_STICK,
+          "advanced composition against the exact worst-case policy", _adv_exact,
+          (_ADV_NO_DRIFT,)),
+)
+CLAIMS = with_exact_worst(CLAIMS, {
+    "CS2080-BasicComp/budget-hugging": _basic_worst,
+    "CS2080-BasicComp/stop-at-worst": _basic_worst,
+    "CS2080-AdvComp/budget-hugging": _adv_worst,
+    "CS2080-AdvComp/stop-at-worst": _adv_worst,
+})

@@ -29,7 +29,9 @@ noise it has not seen).
   deviation above its charge; worst: when the running loss exceeds epsilon. Twins
   ``precheck-removed`` (grids reaching 1/20 of the admissible time value),
   ``first-time-charged`` (BMs never stopping early, 10 rounds), and for Thm6
-  ``lookahead-dropped`` (one Gaussian request of 10 rho*).
+  ``lookahead-dropped`` (one Gaussian request of 10 rho*). ``exact_worst`` of these four:
+  the supremum over adaptive rounds, a first-passage probability
+  (:mod:`adaptive_dp.verify.registry.worst_case`).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ from adaptive_dp.verify.registry.twins.expost import (
     fixed_time_gaussian_expost_float,
     lookahead_dropped_two_ledgers,
 )
+from adaptive_dp.verify.registry.worst_case import brownian_first_passage, with_exact_worst
 
 __all__ = ["CLAIMS"]
 
@@ -519,3 +522,24 @@ CLAIMS: tuple[Claim, ...] = (
           "unified filter under a stop-at-worst adversary", lambda p: _thm6(p, "worst"),
           _unified_twins()),
 )
+
+
+def _first_passage(rule_of: Callable[[Fraction], UnifiedFilter]) -> Callable[[str], float]:
+    """Issue 16: the supremum of the tail over adaptive BM (and Gaussian) rounds through
+    the filter, whose charges s = 1/t_stop (and mu^2) add up to less than 2 rho* (one ulp
+    above ``max_next``): the first passage of eps by s/2 + W_s before that total."""
+    def of(profile: str) -> float:
+        rule = rule_of(Fraction(profile_delta(profile, 0.05)))
+        rho = math.nextafter(rule.start().max_next() or 0.0, math.inf)
+        return brownian_first_passage(2 * Fraction(rho), Fraction(rule.epsilon))
+    return of
+
+
+_BM_WORST = _first_passage(lambda delta: BrownianFilter(1, delta=delta))
+_UNIFIED_WORST = _first_passage(lambda delta: UnifiedFilter(1, delta=delta))
+CLAIMS = with_exact_worst(CLAIMS, {
+    "R23-Lem6.2/budget-hugging": _BM_WORST,
+    "R23-Lem6.2/stop-at-worst": _BM_WORST,
+    "R23-Thm6/budget-hugging": _UNIFIED_WORST,
+    "R23-Thm6/stop-at-worst": _UNIFIED_WORST,
+})

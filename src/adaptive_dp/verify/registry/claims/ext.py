@@ -33,6 +33,10 @@ Compositions under adaptive adversaries:
   point).
 - ``EXT-KOV15/stop-at-worst``: stop when L > 1.
 - ``EXT-KOV15/generated-*``: committed generated adversaries (data).
+- ``EXT-KOV15/exact-worst``: the optimal policy of 16 randomized responses of eps = 1/4
+  (:mod:`adaptive_dp.verify.registry.worst_case`); ``exact_worst``, its value, is also
+  reported by the other EXT-KOV15 claims and (the epsilons' order fixed) by the EXT-MV16
+  claims, and the Gaussian budget's delta by the first two EXT-GDPComposition claims.
 - ``EXT-MV16/doubling-rr``: 6 randomized responses with the epsilons fixed in advance,
   1/8, 1/4, 1/2, 1, 1, 1 (KOV/MV are theorems for parameters fixed in advance, so the
   sequence is fixed, not chosen adaptively), the optimal eps' at delta = 0.05 / 1e-3
@@ -46,6 +50,7 @@ Compositions under adaptive adversaries:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -87,6 +92,13 @@ from adaptive_dp.verify.registry.twins.conversions import (
     RDPEpsilonAsDP,
 )
 from adaptive_dp.verify.registry.twins.mechanisms import DoubledEpsilonRR
+from adaptive_dp.verify.registry.worst_case import (
+    filter_worst,
+    gaussian_budget_worst,
+    hockey_stick_payoff,
+    rr_lattice_worst,
+    with_exact_worst,
+)
 
 __all__ = ["CLAIMS", "GENERATED"]
 
@@ -304,3 +316,56 @@ CLAIMS: tuple[Claim, ...] = (
           "exact optimal heterogeneous composition, RR or Laplace chosen by the running loss",
           _mv16(_KINDS, "6 RR/Laplace releases, kind chosen adaptively"), (_MV16_DROP_LAST,)),
 )
+
+
+# exact worst cases (issue 16): randomized responses at the scenario's epsilons (the
+# lattice; ``EXT-KOV15/exact-worst`` runs its optimal policy), or every adaptive Gaussian
+# strategy of total mu^2 = 9/4 -----------------------------------------------------------
+def _kov_worst(menu: tuple[float, ...]) -> Callable[[str], float]:
+    def of(profile: str) -> float:
+        epsilon, _ = KOV15(Fraction(1, 4), 16, Fraction(profile_delta(profile, 0.05))).claimed()
+        return filter_worst(None, menu, 16, Fraction(epsilon)).upper()
+    return of
+
+
+def _kov_exact(profile: str) -> Setup:
+    bound = KOV15(Fraction(1, 4), 16, Fraction(profile_delta(profile, 0.05)))
+    worst = filter_worst(None, (0.25,), 16, Fraction(bound.claimed()[0]))
+    return replace(hockey_stick_setup(bound, worst.policy, "the optimal policy of 16 "
+                                      f"randomized responses of eps=1/4, "
+                                      f"delta={bound.claimed()[1]}"),
+                   exact_worst=worst.upper())
+
+
+def _gdp_worst(profile: str) -> float:
+    return gaussian_budget_worst(Fraction(3, 2), _gdp_eps(profile))
+
+
+def _mv16_worst(profile: str) -> float:
+    """The lattice with the epsilons' order fixed (any kinds, any stop)."""
+    epsilon, _ = MV16(_MV16_EPSILONS, Fraction(profile_delta(profile, 0.05))).claimed()
+    menu = tuple(sorted({float(e) for e in _MV16_EPSILONS}))
+    order = [menu.index(float(e)) for e in _MV16_EPSILONS]
+
+    def admits(counts: tuple[int, ...], j: int) -> bool:
+        return order[sum(counts)] == j
+
+    return rr_lattice_worst(menu, len(order), admits,
+                            hockey_stick_payoff(Fraction(epsilon))).upper()
+
+
+CLAIMS += (
+    Claim("EXT-KOV15", "exact-worst", Quantity.HOCKEY_STICK,
+          "optimal homogeneous composition against the exact worst-case policy", _kov_exact,
+          (_KOV_K_MINUS_ONE,)),
+)
+CLAIMS = with_exact_worst(CLAIMS, {
+    "EXT-GDPComposition/budget-hugging": _gdp_worst,
+    "EXT-GDPComposition/stop-at-worst": _gdp_worst,
+    "EXT-KOV15/budget-hugging": _kov_worst((0.25,)),
+    "EXT-KOV15/stop-at-worst": _kov_worst((0.25,)),
+    "EXT-KOV15/generated-output-threshold": _kov_worst((0.25,)),
+    "EXT-KOV15/generated-random": _kov_worst((0.125, 0.25)),
+    "EXT-MV16/doubling-rr": _mv16_worst,
+    "EXT-MV16/doubling-adaptive-kind": _mv16_worst,
+})

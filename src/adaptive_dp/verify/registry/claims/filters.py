@@ -65,12 +65,21 @@ full 1e-3.
   Gaussian requests whose mu is chosen from the running loss (hugging 1.3 x 9/4 in
   sum mu^2), or of mu = 1/2 until L > 1; claimed delta_{3/2}(eps) at eps = 2 / 21/4
   (EXT-DRS19). Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
+- ``H23-ThmB.3/exact-worst``, ``H23-Thm3.8/exact-worst``, ``RRUV16-Filter/exact-worst``: the
+  optimal policy of the randomized-response lattice
+  (:mod:`adaptive_dp.verify.registry.worst_case`: randomized responses of eps = 0.1, at most 60
+  admitted; at most 40 for RRUV16), whose value is the claim's ``exact_worst``; the twins
+  of the rule's other claims.
+
+``exact_worst`` (issue 16): for pure requests, the worst case over every adaptive strategy
+with the scenario's epsilons and horizon; for Gaussian requests (the GDP rules), over
+every adaptive mu within the budget (the Gaussian mechanism's delta at mu = 3/2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -122,6 +131,12 @@ from adaptive_dp.verify.registry.twins.filters import (
     LookaheadDroppedW23,
     LookaheadDroppedZCDP,
     PrintedReversedFilter,
+)
+from adaptive_dp.verify.registry.worst_case import (
+    filter_largest_loss,
+    filter_worst,
+    gaussian_budget_worst,
+    with_exact_worst,
 )
 
 __all__ = ["CLAIMS", "GENERATED", "GaussianCharge", "certified_rule"]
@@ -683,3 +698,69 @@ CLAIMS: tuple[Claim, ...] = (
           _gdp_acc(StopAtWorst((GAUSSIAN,), 0.5, 12, 1.0), "Gaussian mu=1/2, stop when L > 1"),
           (_GDP_ACC_TWIN,)),
 )
+
+
+# exact worst cases (issue 16): pure requests over the scenario's menu of epsilons and
+# horizon (the randomized-response lattice), Gaussian requests over every adaptive mu
+# within the rule's budget; ``exact-worst`` claims run the lattice's optimal policy --------
+def _pure_rule(kind: str, delta: Fraction) -> Rule:
+    if kind == "w23":
+        return W23Filter(_W23_EPS, delta=delta)
+    if kind == "rruv16":
+        return RRUV16Filter(_RRUV16_EPS, delta=delta)
+    return _acc38_rule(delta)
+
+
+def _lattice(kind: str, menu: tuple[float, ...], horizon: int) -> Callable[[str], float]:
+    return lambda profile: filter_worst(_pure_rule(kind, _quick(profile)), menu, horizon,
+                                        Fraction(2)).upper()
+
+
+def _exact(kind: str, menu: tuple[float, ...], horizon: int) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        rule = _pure_rule(kind, delta)
+        worst = filter_worst(rule, menu, horizon, Fraction(2))
+        return replace(_hockey(2.0, float(delta), worst.policy, FastRule(rule, _epsilon),
+                               f"{kind} filter at (2, {float(delta)}): the optimal policy of "
+                               f"randomized responses of eps in {menu}, at most {horizon}"),
+                       exact_worst=worst.upper())
+    return build
+
+
+def _pure_largest(menu: tuple[float, ...], horizon: int) -> Callable[[str], float]:
+    return lambda profile: filter_largest_loss(PureDPFilter(_PURE_EPS), menu, horizon)
+
+
+def _gdp_worst(profile: str) -> float:
+    return gaussian_budget_worst(_GDP_MU, _gdp_eps(profile))
+
+
+W23_RANDOM_WORST = {"quick": 0.00025169327759933034, "full": 0.0}
+"""The lattice worst case of H23-ThmB.3/generated-random (0.7 s to compute: pinned,
+recomputed by tests/verify/test_worst_case.py under -m slow)."""
+
+CLAIMS += (
+    Claim("H23-ThmB.3", "exact-worst", Quantity.HOCKEY_STICK,
+          "W23 (epsilon, delta) filter against the exact worst-case policy",
+          _exact("w23", (0.1,), 60), _W23_TWINS),
+    Claim("RRUV16-Filter", "exact-worst", Quantity.HOCKEY_STICK,
+          "RRUV16 filter against the exact worst-case policy",
+          _exact("rruv16", (0.1,), 40), (_RRUV16_TWIN,)),
+    Claim("H23-Thm3.8", "exact-worst", Quantity.HOCKEY_STICK,
+          "(epsilon, delta) accumulator through its filter against the exact worst-case policy",
+          _exact("acc38", (0.1,), 60), (_ACC38_TWIN,)),
+)
+CLAIMS = with_exact_worst(CLAIMS, {
+    "CS2080-PureDPFilter/stop-at-worst": _pure_largest((0.3,), 6),
+    "CS2080-PureDPFilter/generated-random": _pure_largest((0.1, 0.35, 0.6), 12),
+    "H23-ThmB.3/stop-at-worst": _lattice("w23", (0.15,), 40),
+    "H23-ThmB.3/generated-random": W23_RANDOM_WORST.__getitem__,
+    "RRUV16-Filter/stop-at-worst": _lattice("rruv16", (0.1,), 40),
+    "H23-Thm3.8/stop-at-worst": _lattice("acc38", (0.15,), 40),
+    "EXT-ST22/budget-hugging": _gdp_worst,
+    "EXT-ST22/stop-at-worst": _gdp_worst,
+    "EXT-ST22/generated-doubling": _gdp_worst,
+    "EXT-GDPAccumulator/budget-hugging": _gdp_worst,
+    "EXT-GDPAccumulator/stop-at-worst": _gdp_worst,
+})

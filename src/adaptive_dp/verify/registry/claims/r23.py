@@ -19,6 +19,8 @@ Scenarios (sensitivity 1, worst-case neighbours 0 and 1):
 - ``R23-Lem2.4/stop-at-worst``: four releases of rho = 1/8 each, stopping as soon as the
   running loss exceeds 0.5 (stopping is post-processing of the released prefix).
   Twin ``drop-last`` (two releases of rho = 1/2, at delta = 0.02).
+  ``exact_worst`` of both: the Gaussian mechanism's delta at mu = 1, the worst over every
+  adaptive Gaussian strategy of total rho 1/2 (:mod:`adaptive_dp.verify.registry.worst_case`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from adaptive_dp.verify.registry.bounds import (
 from adaptive_dp.verify.registry.twins.composition import DropLastZCDP
 from adaptive_dp.verify.registry.twins.conversions import HalvedRhoBunSteinke
 from adaptive_dp.verify.registry.twins.mechanisms import HalvedScaleLaplace, VarianceAsSigmaGaussian
+from adaptive_dp.verify.registry.worst_case import gaussian_budget_worst, with_exact_worst
 
 __all__ = ["CLAIMS"]
 
@@ -136,3 +139,16 @@ CLAIMS: tuple[Claim, ...] = (
           "zCDP composition under an adversary that stops at the worst moment",
           _stop, (_ZCDP_DROP_LAST,)),
 )
+
+
+def _zcdp_worst(profile: str) -> float:
+    """Issue 16: every adaptive Gaussian strategy of total rho <= 1/2 (mu = 1)."""
+    eps, _ = ZCDPComposition((_ZCDP_TOTAL,), Fraction(profile_delta(profile, 0.05))).claimed()
+    return gaussian_budget_worst(Fraction(1), Fraction(eps))
+
+
+_ZCDP_TOTAL = Fraction(1, 2)
+CLAIMS = with_exact_worst(CLAIMS, {
+    "R23-Lem2.4/budget-hugging": _zcdp_worst,
+    "R23-Lem2.4/stop-at-worst": _zcdp_worst,
+})
