@@ -27,6 +27,7 @@ extensions = [
     "sphinx-mathjax-offline",
     "spec_catalogue",
     "cli_reference",
+    "proof_pages",
 ]
 
 # MyST-NB reads every .md page; a page whose front matter declares a ``mystnb`` kernel is a

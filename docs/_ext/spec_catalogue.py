@@ -5,17 +5,27 @@ Directives (MyST fenced syntax)::
     ```{spec-coverage}
     ```
 
+    ```{spec-filter}
+    ```
+
     ```{spec-items} R23
     ```
 
 ``spec-coverage`` renders the coverage table per source; ``spec-items TAG`` renders every
 item of one source: id, kind, status, provenance, statement (LaTeX, rendered by MathJax),
-aliases and the implementing symbol. Both build MyST markdown and parse it in place, so the
-statements' ``$...$`` math goes through ``dollarmath``.
+aliases, and its links (:func:`item_links`: proof page, API symbol, claims with their
+committed verdicts, tests). Each item is a ``div.spec-item`` anchored at the label
+:func:`spec_label` with the classes ``source-<TAG>`` and ``status-<status>``, which the
+``spec-filter`` form (inline JavaScript, no network) filters on. The directives build MyST
+markdown and parse it in place, so the statements' ``$...$`` math goes through
+``dollarmath``. The helpers here are shared with ``proof_pages.py``.
 """
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from docutils import nodes  # type: ignore[import-untyped]  # no stubs in the dev venv
@@ -23,7 +33,16 @@ from docutils.statemachine import StringList  # type: ignore[import-untyped]  # 
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from adaptive_dp.catalogue.items import SOURCES, SpecItem, coverage, load_catalogue
+from adaptive_dp.catalogue.items import SOURCES, STATUSES, SpecItem, coverage, load_catalogue
+from adaptive_dp.catalogue.proofs import proof_ids
+from adaptive_dp.resources import data_dir
+from adaptive_dp.verify.registry import REGISTRY
+
+DOCS = Path(__file__).resolve().parent.parent
+FULL_RUN = DOCS / "results" / "verify-full.json"
+"""The committed full verification run: the verdicts the pages show."""
+
+NOT_IN_RUN = "not in the committed full run"
 
 
 def _escape(text: str) -> str:
@@ -31,6 +50,83 @@ def _escape(text: str) -> str:
     for char in ("\\", "*", "_", "[", "]", "<", ">", "|", "`"):
         text = text.replace(char, "\\" + char)
     return text
+
+
+def spec_label(ident: str) -> str:
+    """The cross-reference label of a catalogue item (its anchor on the catalogue page)."""
+    return f"spec-{ident}".lower()
+
+
+def spec_ref(ident: str) -> str:
+    """MyST markdown linking to the catalogue item ``ident``."""
+    return f"{{ref}}`{ident} <{spec_label(ident)}>`"
+
+
+@lru_cache(maxsize=1)
+def shipped_proofs() -> frozenset[str]:
+    """The ids of the shipped proofs (listed once per build)."""
+    return frozenset(proof_ids())
+
+
+def proof_stem(entry: SpecItem) -> str | None:
+    """The id of the proof file that proves ``entry``, if it is shipped."""
+    if entry.proof is None:
+        return None
+    stem = PurePosixPath(entry.proof).stem
+    return stem if stem in shipped_proofs() else None
+
+
+@lru_cache(maxsize=1)
+def committed_claims() -> dict[str, dict[str, Any]]:
+    """Claim id -> its record in the committed full run (empty if the file is absent)."""
+    if not FULL_RUN.is_file():
+        return {}
+    run = json.loads(FULL_RUN.read_text(encoding="utf-8"))
+    return {record["id"]: record for record in run["claims"]}
+
+
+def twin_verdict(claim_id: str, twin_name: str) -> str:
+    """``caught (violated)``-style text of one twin's committed verdict."""
+    record = committed_claims().get(claim_id)
+    twins = {} if record is None else {t["name"]: t for t in record["twins"]}
+    twin = twins.get(twin_name)
+    if twin is None:
+        return NOT_IN_RUN
+    caught = "caught" if twin["caught"] else "NOT caught"
+    return f"{caught} ({twin['verdict']})"
+
+
+def claim_lines(claim_ids: tuple[str, ...]) -> list[str]:
+    """Markdown bullets: each claim with its committed verdict and its twins'."""
+    lines: list[str] = []
+    for claim_id in claim_ids:
+        record = committed_claims().get(claim_id)
+        verdict = NOT_IN_RUN if record is None else record["verdict"]
+        claim = REGISTRY.get(claim_id)
+        names = () if claim is None else tuple(twin.name for twin in claim.twins)
+        twins = "; ".join(f"`{name}` {twin_verdict(claim_id, name)}" for name in names)
+        lines.append(f"- `{claim_id}`: {verdict}" + (f"; twins: {twins}" if twins else ""))
+    return lines
+
+
+def item_links(entry: SpecItem, *, with_proof: bool = True) -> list[str]:
+    """Markdown lines linking ``entry`` to its proof page, API symbol, claims and tests."""
+    lines: list[str] = []
+    stem = proof_stem(entry)
+    if with_proof and stem is not None:
+        lines.append(f"- proof: {{doc}}`{stem} </proofs/{stem}>`")
+    elif with_proof and entry.proof:
+        lines.append(f"- proof: `{entry.proof}` (not written)")
+    if entry.implemented_by:
+        lines.append(f"- symbol: {{py:obj}}`{entry.implemented_by}`")
+    if entry.twin:
+        lines.append(f"- twin: {{py:obj}}`{entry.twin}`")
+    if entry.claims:
+        lines.append("- claims (verdicts of the committed full run):")
+        lines.extend("  " + line for line in claim_lines(entry.claims))
+    if entry.tested_by:
+        lines.append("- tests: " + ", ".join(f"`{path}`" for path in entry.tested_by))
+    return lines
 
 
 def _item_markdown(entry: SpecItem) -> list[str]:
@@ -43,18 +139,17 @@ def _item_markdown(entry: SpecItem) -> list[str]:
     facts = [f"source: {_escape(entry.source)}"]
     if entry.aliases:
         facts.append("aliases: " + ", ".join(f"`{a}`" for a in entry.aliases))
-    if entry.implemented_by:
-        facts.append(f"symbol: `{entry.implemented_by}`")
-    if entry.proof:
-        facts.append(f"proof: `{entry.proof}`")
-    if entry.twin:
-        facts.append(f"twin: `{entry.twin}`")
     lines.extend(["; ".join(facts), ""])
+    lines.extend(item_links(entry))
+    lines.append("")
     return lines
 
 
-class _MarkdownDirective(SphinxDirective):
-    def _parse(self, lines: list[str]) -> list[nodes.Node]:
+class MarkdownDirective(SphinxDirective):
+    """A directive that renders MyST markdown it builds."""
+
+    def parse(self, lines: list[str]) -> list[nodes.Node]:
+        """The nodes of ``lines`` parsed as MyST markdown in place."""
         container = nodes.container()
         source = self.get_source_info()[0]
         self.state.nested_parse(
@@ -62,8 +157,26 @@ class _MarkdownDirective(SphinxDirective):
         )
         return list(container.children)
 
+    def anchored(self, ident: str, classes: list[str], children: list[nodes.Node]) -> nodes.Node:
+        """A ``div`` holding ``children``, anchored at :func:`spec_label` of ``ident`` (its
+        HTML id keeps the id's spelling, ``spec-R23-Thm2.17``, so a link names the item)."""
+        box = nodes.container(
+            "", *children, classes=classes, ids=[f"spec-{ident}"], names=[spec_label(ident)]
+        )
+        self.state.document.note_explicit_target(box, box)
+        return box
 
-class SpecItems(_MarkdownDirective):
+    def depend_on_catalogue(self) -> None:
+        """Rebuild the page when the catalogue, a proof or the committed run changes."""
+        for toml in sorted((DOCS.parent / "spec").glob("*.toml")):
+            self.env.note_dependency(str(toml))
+        for proof in sorted(Path(str(data_dir("proofs"))).glob("*.md")):
+            self.env.note_dependency(str(proof))
+        if FULL_RUN.is_file():
+            self.env.note_dependency(str(FULL_RUN))
+
+
+class SpecItems(MarkdownDirective):
     """``{spec-items} TAG``: every item of one source."""
 
     required_arguments = 1
@@ -72,19 +185,67 @@ class SpecItems(_MarkdownDirective):
         tag = self.arguments[0]
         if tag not in SOURCES:
             raise self.error(f"unknown source tag {tag!r}")
-        lines: list[str] = []
+        self.depend_on_catalogue()
+        boxes: list[nodes.Node] = []
         for entry in load_catalogue():
             if entry.tag == tag:
-                if lines:
-                    lines.extend(["---", ""])
-                lines.extend(_item_markdown(entry))
-        return self._parse(lines)
+                classes = ["spec-item", f"source-{entry.tag}", f"status-{entry.status}"]
+                boxes.append(self.anchored(entry.id, classes, self.parse(_item_markdown(entry))))
+        return boxes
 
 
-class SpecCoverage(_MarkdownDirective):
+def _options(name: str, values: tuple[str, ...]) -> str:
+    choices = "".join(f'<option value="{value}">{value}</option>' for value in values)
+    return (
+        f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
+        f"{choices}</select></label>"
+    )
+
+
+_FILTER_SCRIPT = """<script>
+(function () {
+  const selects = document.querySelectorAll("select[data-filter]");
+  function apply() {
+    const wanted = [];
+    selects.forEach(function (s) {
+      if (s.value) { wanted.push(s.dataset.filter + "-" + s.value); }
+    });
+    document.querySelectorAll("div.spec-item").forEach(function (item) {
+      const show = wanted.every(function (c) { return item.classList.contains(c); });
+      item.style.display = show ? "" : "none";
+    });
+    document.querySelectorAll("section").forEach(function (section) {
+      const own = Array.from(section.querySelectorAll(":scope > div.spec-item"));
+      if (own.length) {
+        const shown = own.some(function (i) { return i.style.display !== "none"; });
+        section.style.display = shown ? "" : "none";
+      }
+    });
+  }
+  selects.forEach(function (s) { s.addEventListener("change", apply); });
+})();
+</script>"""
+
+
+class SpecFilter(SphinxDirective):
+    """``{spec-filter}``: a form filtering the page's items by source and status."""
+
+    def run(self) -> list[nodes.Node]:
+        form = (
+            '<form class="spec-filter">'
+            + _options("source", SOURCES)
+            + " "
+            + _options("status", STATUSES)
+            + "</form>"
+        )
+        return [nodes.raw("", form + _FILTER_SCRIPT, format="html")]
+
+
+class SpecCoverage(MarkdownDirective):
     """``{spec-coverage}``: items per status for every source."""
 
     def run(self) -> list[nodes.Node]:
+        self.depend_on_catalogue()
         lines = [
             "| source | items | planned | implemented | verified | refuted | reconstructed "
             "| reference |",
@@ -96,10 +257,18 @@ class SpecCoverage(_MarkdownDirective):
                 f"| {row.tag} | {row.items} | {planned} | {row.implemented} | {row.verified} "
                 f"| {row.refuted} | {row.reconstructed} | {row.reference} |"
             )
-        return self._parse(lines)
+        return self.parse(lines)
+
+
+def clear_caches(app: Sphinx) -> None:
+    """Forget the proof list and the committed run read by a previous build."""
+    shipped_proofs.cache_clear()
+    committed_claims.cache_clear()
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("builder-inited", clear_caches)
     app.add_directive("spec-items", SpecItems)
     app.add_directive("spec-coverage", SpecCoverage)
+    app.add_directive("spec-filter", SpecFilter)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
