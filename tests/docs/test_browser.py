@@ -5,7 +5,8 @@ against the site in ``docs/_build/html`` (or ``$ADAPTIVE_DP_DOCS_HTML``), served
 localhost, in Debian's headless Chromium driven by Selenium through
 ``/usr/bin/chromedriver`` (never a browser download). Checks that MathJax typeset the math
 (its ``mjx-container`` output present, no raw ``$$`` left), that a proof page shows every
-step with its status and links to its spec item, and that the search page finds a spec id.
+step with its status and links to its spec item and API page, and that the search page
+finds a spec id.
 ``$ADAPTIVE_DP_SCREENSHOTS``, if set, names a directory for screenshots of the pages seen.
 """
 
@@ -105,8 +106,11 @@ def test_proof_page_shows_step_statuses_and_links(browser: WebDriver, base_url: 
     statuses = [step.find_element(By.CSS_SELECTOR, ".proof-step-status").text.strip()
                 for step in steps]
     assert all(statuses), statuses
-    assert "fails" not in statuses
+    assert not [s for s in statuses if "fail" in s.lower()], statuses
     assert browser.find_elements(By.CSS_SELECTOR, ".proof-provenance")
+    api = browser.find_elements(By.CSS_SELECTOR, "a.reference.internal code.xref.py")
+    assert any("/api/" in (a.find_element(By.XPATH, "..").get_attribute("href") or "")
+               for a in api)
     link = browser.find_element(By.CSS_SELECTOR, "a.proof-spec-link")
     target = link.get_attribute("href")
     assert target is not None and PROOF in target
