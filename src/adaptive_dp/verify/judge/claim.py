@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from adaptive_dp.verify.judge.estimators import Quantity, required_samples
 from adaptive_dp.verify.judge.simulate import BatchRule, simulate
-from adaptive_dp.verify.judge.verdicts import target
+from adaptive_dp.verify.judge.verdicts import TARGETS, target
 
 __all__ = [
     "PROFILES",
@@ -54,7 +54,9 @@ __all__ = [
     "sized_for",
 ]
 
-PROFILES = ("quick", "full")
+PROFILES = tuple(TARGETS)
+"""The profiles, "quick" and "full" (their power targets:
+:data:`adaptive_dp.verify.judge.verdicts.TARGETS`)."""
 SAFETY = 1.0
 """Samples are this multiple of the smallest n meeting the profile's target (1: the
 quick target already flags a twin's true value, at least twice its claim, with
