@@ -2,9 +2,8 @@
 
 Prints a table (spec id, scenario, quantity, samples per order of the neighbouring
 pair, estimate and lower confidence bound of the decisive order, claimed value, the
-smallest violation the test detects, the slack ``used`` = estimate / claimed, the exact
-worst case as a fraction of the claim where a claim sets one, verdict), the verdict rule
-in a line under it, and the twins with caught / NOT CAUGHT, each table at most 100
+smallest violation the test detects, the exact worst case as a fraction of the claim
+when some claim sets one, verdict), the verdict rule in a line under it, and the twins with caught / NOT CAUGHT, each table at most 100
 columns wide (long cells abbreviated; the JSON has them whole); a progress bar on
 standard error when it is a terminal. The JSON adds per test ``detectable_ratio`` (null
 for max-loss claims, which give ``detectable_exceedance`` and ``delta_min``),
@@ -165,7 +164,8 @@ def _rule(profile: str, exact: bool) -> list[str]:
             "detects xR: a true R x claimed is flagged with probability 0.95; max-loss pP: "
             "a loss > eps",
             "of probability P is seen with probability 0.95, and holds iff n >= 14/delta_min",
-            "used: estimate / claimed" + ("; exact: exact worst case / claimed" if exact else "")]
+            "slack (estimate / claimed) is in --json" + (
+                "; exact: the exact worst case / claimed" if exact else "")]
 
 
 def _report(results: list[ClaimResult], profile: str) -> str:
@@ -173,12 +173,12 @@ def _report(results: list[ClaimResult], profile: str) -> str:
     rows = [[r.spec_id, r.scenario,
              _SHORT.get(r.result.quantity, r.result.quantity.value), str(r.result.samples),
              _fmt(r.result.estimate), _fmt(r.result.lower), _fmt(r.result.claimed),
-             _detects(r.result), _share(r.result.estimate, r.result.claimed),
+             _detects(r.result),
              *([_share(r.result.exact_worst, r.result.claimed)] if exact else []),
              r.verdict.value] for r in results]
     out = [_table(rows, ["spec id", "scenario", "quantity", "samples", "estimate",
-                         "lower", "claimed", "detects", "used",
-                         *(["exact"] if exact else []), "verdict"], shrink=(0, 1)),
+                         "lower", "claimed", "detects", *(["exact"] if exact else []),
+                         "verdict"], shrink=(0, 1)),
            *_rule(profile, exact)]
     errors = [f"{r.claim_id}: {r.result.error}" for r in results if r.result.error] + [
         f"{r.claim_id} twin {t.name}: {t.result.error}"
