@@ -4,12 +4,13 @@ Prints a table (spec id, scenario, quantity, samples per order of the neighbouri
 pair, estimate and lower confidence bound of the decisive order, claimed value, the
 smallest violation the test detects, the exact worst case as a fraction of the claim
 when some claim sets one, verdict), the verdict rule in a line under it, and the twins
-with caught / NOT CAUGHT, each table at most 100 columns wide (long cells abbreviated; the JSON has them whole); a progress bar on
-standard error when it is a terminal. The JSON adds per test ``detectable_ratio`` (null
-for max-loss claims, which give ``detectable_exceedance`` and ``delta_min``),
-``slack`` (estimate and upper bound over the claimed value) and ``exact_worst`` (value
-and fraction of the claimed value, or null). Exit status 1 on any
-violated claim or uncaught twin, and on weak claims with ``--strict``; 0 otherwise.
+with caught / NOT CAUGHT, each table at most 100 columns wide (long cells abbreviated;
+the JSON has them whole); a progress bar on standard error when it is a terminal. The
+JSON adds per test ``detectable_ratio`` (null for max-loss claims, which give
+``detectable_exceedance`` and ``delta_min``), ``slack`` (estimate and upper bound over
+the claimed value) and ``exact_worst`` (value and fraction of the claimed value, or
+null). Exit status 1 on any violated claim or uncaught twin, and on weak claims with
+``--strict``; 0 otherwise.
 
 ``--workers N`` shards the claims' path batches over N local processes (a Dask
 ``LocalCluster`` with the ``dask`` extra, else a process pool), ``--scheduler ADDRESS``
