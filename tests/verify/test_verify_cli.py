@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
+import numpy as np
 import pytest
 
 from adaptive_dp.cli import main
 from adaptive_dp.interactive.adversary import GAUSSIAN
 from adaptive_dp.loss import gaussian_hockey_stick
 from adaptive_dp.verify.judge.adversaries import Constant
-from adaptive_dp.verify.judge.claim import AdversaryExperiment, Claim, Setup, Twin, samples_for
+from adaptive_dp.verify.judge.claim import (
+    AdversaryExperiment,
+    Claim,
+    Experiment,
+    Setup,
+    Twin,
+    samples_for,
+)
 from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.registry import REGISTRY
 
@@ -112,3 +121,71 @@ def test_errors_fail(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     assert main(["verify", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)  # strict JSON: NaN became null
     assert data["claims"][0]["verdict"] == "error" and data["claims"][0]["estimate"] is None
+
+
+def _constant(value: float) -> Experiment:
+    return lambda paths, rng, under: np.full(paths, value)
+
+
+_KINDS = {  # quantity: (epsilon, claimed, experiment, delta_min, exact worst)
+    Quantity.TAIL: (1.0, 0.05, _constant(0.0), None, 0.04),
+    Quantity.CROSSING: (0.0, 0.05, _constant(0.0), None, None),
+    Quantity.EVALUE: (0.0, 1.0, _constant(0.5), None, None),
+    Quantity.MAX_LOSS: (1.0, 1.0, _constant(0.5), 0.02, 0.75),
+}
+
+
+def _kind(quantity: Quantity) -> Claim:
+    epsilon, claimed, experiment, delta_min, exact = _KINDS[quantity]
+    n = samples_for(quantity, claimed, delta_min, scale=2.0)
+    setup = Setup(quantity, epsilon, claimed, experiment, n, delta_min=delta_min, scale=2.0,
+                  note="test", exact_worst=exact)
+    return Claim("T-" + quantity.name, "a-rather-long-scenario-name", quantity, "kind",
+                 lambda p: setup)
+
+
+def test_detects_slack_and_exact_worst_in_table_and_json(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exact = replace(_gaussian_setup(0.1), exact_worst=0.05)
+    claims = [_kind(q) for q in _KINDS] + [
+        Claim("W23-StitchedOdometer-Corrected", "adaptive-epsilon-with-long-name",
+              Quantity.HOCKEY_STICK, "hs", lambda p: exact)]
+    _fake(monkeypatch, *claims)
+    assert main(["verify"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    header = out.splitlines()[0].split()
+    assert {"detects", "exact"} <= set(header) and "0.50" in out  # the exact worst: 0.05 / 0.1
+    assert "holds iff detects <= x2" in out and "x2 " in out and "p2.1e-3" in out
+    assert main(["verify", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for claim in data["claims"]:
+        assert claim["verdict"] == "holds"
+        max_loss = claim["quantity"] == "max-loss"
+        assert (claim["detectable_ratio"] is None) == max_loss
+        assert (claim["detectable_exceedance"] is None) != max_loss
+        assert claim["slack"]["estimate"] == claim["estimate"] / claim["claimed"]
+    by = {c["quantity"]: c for c in data["claims"]}
+    assert by["tail"]["detectable_ratio"] <= 2.0 and by["e-value"]["detectable_ratio"] <= 1.1
+    assert by["max-loss"]["delta_min"] == 0.02 and by["max-loss"]["slack"]["upper"] is None
+    assert by["tail"]["exact_worst"] == {"value": 0.04, "fraction": 0.04 / 0.05}
+    assert by["crossing"]["exact_worst"] is None
+    assert by["hockey-stick"]["exact_worst"]["fraction"] == 0.5
+
+
+def test_full_profile_sizes_claims_for_its_target_and_twins_as_quick(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claim = _kind(Quantity.TAIL)
+    sized = Claim("T-Sized", "tail", Quantity.TAIL, "sized",
+                  lambda p: replace(claim.build(p), samples=samples_for(Quantity.TAIL, 0.05)),
+                  (Twin("tail-twin", "none", lambda p: replace(
+                      claim.build(p), samples=samples_for(Quantity.TAIL, 0.05),
+                      experiment=_constant(2.0))),))
+    _fake(monkeypatch, sized)
+    assert main(["verify", "--full", "--json"]) == 0
+    (data,) = json.loads(capsys.readouterr().out)["claims"]
+    assert data["detectable_ratio"] <= 1.25 and data["verdict"] == "holds"
+    assert 1.25 < data["twins"][0]["detectable_ratio"] <= 2.0
+    assert data["samples"] > 10 * data["twins"][0]["samples"]

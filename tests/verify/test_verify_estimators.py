@@ -16,6 +16,7 @@ from adaptive_dp.verify.judge.estimators import (
     Quantity,
     bernstein_bounds,
     clopper_pearson,
+    detectable_ratio,
     estimate_crossing,
     estimate_hockey_stick,
     estimate_max_loss,
@@ -78,19 +79,26 @@ def test_lower_bounds_are_monotone(n: int, value: float, step: float) -> None:
             q, value, 4 * n) + 1e-12
 
 
-@pytest.mark.parametrize("quantity", [Quantity.TAIL, Quantity.HOCKEY_STICK])
-@pytest.mark.parametrize("delta", [0.02, 0.05, 0.2])
-def test_required_samples_is_the_smallest_powered_n(quantity: Quantity, delta: float) -> None:
-    n = required_samples(quantity, delta)
-    assert lower_bound_if_observed(quantity, 2 * delta, n) > delta
-    assert not lower_bound_if_observed(quantity, 2 * delta, n - 1) > delta
+@pytest.mark.parametrize("quantity", [Quantity.TAIL, Quantity.HOCKEY_STICK, Quantity.EVALUE])
+@pytest.mark.parametrize(("delta", "ratio"), [(0.02, 2.0), (0.05, 2.0), (0.2, 2.0), (0.05, 1.25)])
+def test_required_samples_is_the_smallest_n_meeting_the_target(
+        quantity: Quantity, delta: float, ratio: float) -> None:
+    claimed, ratio = (1.0, 1.1) if quantity is Quantity.EVALUE else (delta, ratio)
+    n = required_samples(quantity, claimed, ratio)
+    assert detectable_ratio(quantity, claimed, n) <= ratio
+    assert detectable_ratio(quantity, claimed, n - 1) > ratio
+    margin = required_samples(quantity, claimed, ratio, margin=1.5)
+    assert margin >= 1.5 * n and detectable_ratio(quantity, claimed, margin) <= ratio
 
 
 def test_sample_sizes_near_design_figures() -> None:
-    # docs/design.md: about 1,000 paths for a tail and 2,500 for a hockey-stick at delta = 0.05
-    assert 400 <= required_samples(Quantity.TAIL, 0.05) <= 1200
-    assert 1500 <= required_samples(Quantity.HOCKEY_STICK, 0.05) <= 3000
-    assert required_samples(Quantity.MAX_LOSS, 0.02) == 700
+    # docs/design.md: at delta = 0.05 about 1,050 paths for a tail and 3,300 for a
+    # hockey-stick at ratio 2; 13 and 8.4 times as many at ratio 1.25
+    tail, hockey = (required_samples(q, 0.05, 2.0) for q in (Quantity.TAIL, Quantity.HOCKEY_STICK))
+    assert 950 <= tail <= 1150 and 3000 <= hockey <= 3600
+    assert 12.5 <= required_samples(Quantity.TAIL, 0.05, 1.25) / tail <= 13.5
+    assert 8.0 <= required_samples(Quantity.HOCKEY_STICK, 0.05, 1.25) / hockey <= 8.8
+    assert required_samples(Quantity.MAX_LOSS, 0.02, math.inf) == 700
 
 
 def test_tail_and_crossing_estimates() -> None:

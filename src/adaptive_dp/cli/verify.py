@@ -1,11 +1,16 @@
 """``adaptive-dp verify``: run the registered claims and their negative controls.
 
 Prints a table (spec id, scenario, quantity, samples per order of the neighbouring
-pair, estimate and lower confidence bound of the decisive order, claimed value, verdict)
-and the twins with caught / NOT CAUGHT, each table at most 100 columns wide (long cells
-abbreviated; the JSON has them whole); a progress bar on standard error when it is a
-terminal. Exit status 1 on any
-violated claim or uncaught twin, and on weak claims with ``--strict``; 0 otherwise.
+pair, estimate and lower confidence bound of the decisive order, claimed value, the
+smallest violation the test detects, the exact worst case as a fraction of the claim
+when some claim sets one, verdict), the verdict rule in a line under it, and the twins
+with caught / NOT CAUGHT, each table at most 100 columns wide (long cells abbreviated;
+the JSON has them whole); a progress bar on standard error when it is a terminal. The
+JSON adds per test ``detectable_ratio`` (null for max-loss claims, which give
+``detectable_exceedance`` and ``delta_min``), ``slack`` (estimate and upper bound over
+the claimed value) and ``exact_worst`` (value and fraction of the claimed value, or
+null). Exit status 1 on any violated claim or uncaught twin, and on weak claims with
+``--strict``; 0 otherwise.
 
 ``--workers N`` shards the claims' path batches over N local processes (a Dask
 ``LocalCluster`` with the ``dask`` extra, else a process pool), ``--scheduler ADDRESS``
@@ -23,8 +28,9 @@ from typing import Any
 from adaptive_dp.cli import UsageError
 from adaptive_dp.cli._progress import progress
 from adaptive_dp.verify.judge.distributed import dask_available
+from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.judge.runner import ClaimResult, TestResult, run_claims, select
-from adaptive_dp.verify.judge.verdicts import Verdict
+from adaptive_dp.verify.judge.verdicts import EVALUE_TARGET, TARGETS, Verdict
 from adaptive_dp.verify.registry import REGISTRY, load
 
 NAME = "verify"
@@ -88,12 +94,32 @@ def _num(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _optional(value: float | None) -> float | None:
+    return None if value is None else _num(value)
+
+
+def _fraction(value: float | None, claimed: float) -> float | None:
+    """``value`` as a fraction of the claimed value (None where either is not finite,
+    or the claim is not positive)."""
+    if value is None or not math.isfinite(value) or not claimed > 0:
+        return None
+    return value / claimed
+
+
 def _test_json(result: TestResult) -> dict[str, Any]:
+    worst = result.exact_worst
     return {
         "quantity": result.quantity.value, "samples": result.samples, "order": result.order,
         "estimate": _num(result.estimate), "lower": _num(result.lower),
         "upper": _num(result.upper), "epsilon": _num(result.epsilon),
         "claimed": _num(result.claimed),
+        "detectable_ratio": _optional(result.detectable_ratio),
+        "detectable_exceedance": _optional(result.detectable_exceedance),
+        "delta_min": _optional(result.delta_min),
+        "slack": {"estimate": _fraction(result.estimate, result.claimed),
+                  "upper": _fraction(result.upper, result.claimed)},
+        "exact_worst": None if worst is None else {
+            "value": _num(worst), "fraction": _fraction(worst, result.claimed)},
         "verdict": result.verdict.value, "scenario": result.note, "error": result.error,
     }
 
@@ -111,12 +137,50 @@ def _json(results: list[ClaimResult], profile: str, seed: int, code: int) -> dic
     }
 
 
-def _report(results: list[ClaimResult]) -> str:
-    rows = [[r.spec_id, r.scenario, r.result.quantity.value, str(r.result.samples),
+_SHORT = {Quantity.HOCKEY_STICK: "hockey"}
+"""Quantities abbreviated in the table (the JSON has their full names)."""
+
+
+def _detects(result: TestResult) -> str:
+    """``x1.93`` (detectable ratio, rounded up) or, for max-loss claims, ``p2.1e-3``
+    (the detectable exceedance probability)."""
+    if result.detectable_exceedance is not None:
+        mantissa, exponent = f"{result.detectable_exceedance:.1e}".split("e")
+        return f"p{mantissa}e{int(exponent)}"
+    ratio = result.detectable_ratio
+    if ratio is None or not math.isfinite(ratio):
+        return "none"
+    return f"x{math.ceil(ratio * 100) / 100:g}" if ratio < 100 else f"x{ratio:.3g}"
+
+
+def _share(value: float | None, claimed: float) -> str:
+    share = _fraction(value, claimed)
+    return "-" if share is None else f"{share:.2f}"
+
+
+def _rule(profile: str, exact: bool) -> list[str]:
+    """The verdict rule and the columns it uses, under the claims table."""
+    return [f"verdict: violated iff lower > claimed, else holds iff detects <= "
+            f"x{TARGETS[profile]:g} (e-value x{EVALUE_TARGET:g}), else weak",
+            "detects xR: a true R x claimed is flagged with probability 0.95; max-loss pP: "
+            "a loss > eps",
+            "of probability P is seen with probability 0.95, and holds iff n >= 14/delta_min",
+            "slack (estimate / claimed) is in --json" + (
+                "; exact: the exact worst case / claimed" if exact else "")]
+
+
+def _report(results: list[ClaimResult], profile: str) -> str:
+    exact = any(r.result.exact_worst is not None for r in results)
+    rows = [[r.spec_id, r.scenario,
+             _SHORT.get(r.result.quantity, r.result.quantity.value), str(r.result.samples),
              _fmt(r.result.estimate), _fmt(r.result.lower), _fmt(r.result.claimed),
+             _detects(r.result),
+             *([_share(r.result.exact_worst, r.result.claimed)] if exact else []),
              r.verdict.value] for r in results]
     out = [_table(rows, ["spec id", "scenario", "quantity", "samples", "estimate",
-                         "lower", "claimed", "verdict"], shrink=(0, 1))]
+                         "lower", "claimed", "detects", *(["exact"] if exact else []),
+                         "verdict"], shrink=(0, 1)),
+           *_rule(profile, exact)]
     errors = [f"{r.claim_id}: {r.result.error}" for r in results if r.result.error] + [
         f"{r.claim_id} twin {t.name}: {t.result.error}"
         for r in results for t in r.twins if t.result.error]
@@ -181,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(_json(results, args.profile, args.seed, code), indent=2,
                          allow_nan=False))
         return code
-    print(_report(results))
+    print(_report(results, args.profile))
     if args.json is not None:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(_json(results, args.profile, args.seed, code), handle, indent=2,

@@ -5,10 +5,13 @@ gives the :class:`Setup` of one profile ("quick" or "full"): the experiment (a
 function ``(paths, rng, under) -> samples``), the evaluation epsilon, the claimed value,
 the number of samples and the orders of the neighbouring pair to test. A
 :class:`Twin` (negative control) has the same shape; it is caught iff its verdict is
-violated. Samples per order are the smallest powered n (see
-:func:`adaptive_dp.verify.judge.estimators.required_samples`) times :data:`SAFETY`. Twins
-keep the scenario of the quick profile under "full" too: they are negative controls,
-and their scenarios are chosen so that the true value is at least twice their claim.
+violated. Samples per order (:func:`samples_for`) are the smallest n whose detectable
+ratio meets the profile's target (:data:`adaptive_dp.verify.judge.verdicts.TARGETS`, see
+:func:`adaptive_dp.verify.judge.estimators.required_samples`) times :data:`SAFETY`; the
+profile is the one the runner builds the setup for (:func:`sized_for`). Twins keep the
+scenario and the sample sizes of the quick profile under "full" too: they are negative
+controls, and their scenarios are chosen so that the true value is at least twice their
+claim, which the quick target detects with probability at least 0.95.
 
 Claims of later issues register the same way: a module of :mod:`adaptive_dp.verify.registry.claims`
 exposes ``CLAIMS: tuple[Claim, ...]``; an experiment that needs a filter, accumulator or
@@ -20,7 +23,10 @@ or supplies any other experiment (e-values for ``EVALUE`` claims).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -29,6 +35,7 @@ from numpy.typing import NDArray
 
 from adaptive_dp.verify.judge.estimators import Quantity, required_samples
 from adaptive_dp.verify.judge.simulate import BatchRule, simulate
+from adaptive_dp.verify.judge.verdicts import TARGETS, target
 
 __all__ = [
     "PROFILES",
@@ -44,11 +51,21 @@ __all__ = [
     "max_loss_setup",
     "profile_delta",
     "samples_for",
+    "sized_for",
 ]
 
-PROFILES = ("quick", "full")
-SAFETY = 2.0
-"""Samples are this multiple of the smallest powered n (margin for twins' catches)."""
+PROFILES = tuple(TARGETS)
+"""The profiles, "quick" and "full" (their power targets:
+:data:`adaptive_dp.verify.judge.verdicts.TARGETS`)."""
+SAFETY = 1.0
+"""Samples are this multiple of the smallest n meeting the profile's target (1: the
+quick target already flags a twin's true value, at least twice its claim, with
+probability 0.95; max-loss claims keep twice 14 / delta_min)."""
+
+MAX_LOSS_SAFETY = 2.0
+"""Max-loss samples are this multiple of 14 / delta_min."""
+
+_PROFILE: ContextVar[str] = ContextVar("profile", default="quick")
 
 
 class Experiment(Protocol):
@@ -140,11 +157,27 @@ class Claim:
         return f"{self.spec_id}/{self.scenario}"
 
 
+@contextmanager
+def sized_for(profile: str) -> Iterator[None]:
+    """Within this block :func:`samples_for` sizes for ``profile``'s target (the runner
+    builds a claim's setup in it; outside, the quick profile's)."""
+    target(Quantity.TAIL, profile)  # rejects an unknown profile
+    token = _PROFILE.set(profile)
+    try:
+        yield
+    finally:
+        _PROFILE.reset(token)
+
+
 def samples_for(quantity: Quantity, claimed: float, delta_min: float | None = None,
                 scale: float = 1.0) -> int:
-    """SAFETY times the smallest n with power for ``claimed`` (or ``delta_min``)."""
-    target = delta_min if quantity is Quantity.MAX_LOSS and delta_min is not None else claimed
-    return required_samples(quantity, target, scale=scale, safety=SAFETY)
+    """SAFETY times the smallest n whose detectable ratio for ``claimed`` meets the
+    current profile's target; max-loss: MAX_LOSS_SAFETY times 14 / ``delta_min``."""
+    if quantity is Quantity.MAX_LOSS:
+        value = delta_min if delta_min is not None else claimed
+        return required_samples(quantity, value, math.inf, margin=MAX_LOSS_SAFETY)
+    return required_samples(quantity, claimed, target(quantity, _PROFILE.get()), scale,
+                            SAFETY)
 
 
 class Bound(Protocol):

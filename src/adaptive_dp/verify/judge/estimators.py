@@ -21,11 +21,29 @@ one-sided confidence bounds, each valid with probability at least ``1 - LEVEL`` 
 - **Maximum loss** (delta = 0 claims): the number of samples with
   ``L > epsilon (1 + 1e-9)``; the claim is violated iff there is one.
 
-The power rule (see :mod:`adaptive_dp.verify.judge.verdicts`) asks what lower bound an
-observed value ``2 delta`` would give with the same ``n``: :func:`lower_bound_if_observed`.
-For the hockey-stick the hypothetical sample variance is the largest one a ``[0, 1]``
-sample of mean ``m`` can have, ``m (1 - m) n / (n - 1)``, so the power statement is
-conservative.
+**Power** (the verdict rule is in :mod:`adaptive_dp.verify.judge.verdicts`): the
+*detectable ratio* of a test is the smallest ``r`` such that a true value ``r x claimed``
+is flagged (lower bound above the claimed value) with probability at least
+:data:`POWER` ``= 0.95`` at the test's ``n`` (:func:`detectable_ratio`):
+
+- tail and crossing, exactly: the decision is ``k >= k*`` successes, ``k*`` the smallest
+  count whose Clopper-Pearson lower bound exceeds the claim, so the power at ``p`` is
+  ``P[Bin(n, p) >= k*] = I_p(k*, n - k* + 1)`` and the ratio is
+  ``Beta(0.95; k*, n - k* + 1) / claimed``;
+- hockey-stick, conservatively: a sample's variance is at most ``m (1 - m) n / (n - 1)``
+  for its mean ``m`` (samples in [0, 1]), so every sample mean ``m >= m*`` is flagged,
+  ``m*`` the smallest mean whose Bernstein lower bound at that variance exceeds the claim;
+  by Bernstein's inequality with the largest variance ``mu (1 - mu)`` of a [0, 1] variable
+  of mean ``mu``, the sample mean is below ``mu - t`` with probability at most 0.05 for
+  ``t = (L/3 + sqrt(L^2/9 + 2 n L mu (1 - mu))) / n``, ``L = ln 20``; the ratio is the
+  smallest ``mu`` with ``mu - t >= m*``, over the claim (the true power is higher);
+- e-values, conservatively: Hoeffding on both sides,
+  ``(claimed + K (sqrt(ln(1/LEVEL) / 2n) + sqrt(ln 20 / 2n))) / claimed``;
+- max-loss claims have no ratio: :func:`detectable_exceedance` is the smallest
+  probability ``p`` of a loss above epsilon that ``n`` samples show with probability 0.95,
+  ``1 - 0.05^(1/n)``.
+
+:func:`required_samples` is the smallest ``n`` whose detectable ratio meets a target.
 """
 
 from __future__ import annotations
@@ -33,20 +51,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import beta
+from scipy.stats import beta, binom
 
-from adaptive_dp.numerics.search import last_true
+from adaptive_dp.numerics.search import bisect_increasing, last_true
 
 __all__ = [
     "LEVEL",
     "MAX_LOSS_TOLERANCE",
+    "POWER",
     "Estimate",
     "Quantity",
     "bernstein_bounds",
     "clopper_pearson",
+    "detectable_exceedance",
+    "detectable_ratio",
     "estimate_crossing",
     "estimate_hockey_stick",
     "estimate_max_loss",
@@ -60,6 +82,9 @@ __all__ = [
 
 LEVEL = 1e-6
 """Error probability of every one-sided confidence bound."""
+
+POWER = 0.95
+"""The probability with which a test flags its detectable violation."""
 
 MAX_LOSS_TOLERANCE = 1e-9
 """Relative slack of the delta = 0 rule: violated iff some sampled L > eps (1 + 1e-9)."""
@@ -219,31 +244,94 @@ def lower_bound_if_observed(quantity: Quantity, value: float, n: int,
     raise ValueError(f"quantity={quantity.value!r} has no lower bound rule")
 
 
-def required_samples(quantity: Quantity, delta: float, scale: float = 1.0,
-                     safety: float = 1.0) -> int:
-    """The smallest n at which the power rule holds for ``delta``, times ``safety``.
+def _flag_count(n: int, claimed: float) -> int | None:
+    """The smallest count k whose Clopper-Pearson lower bound with n trials exceeds
+    ``claimed`` (None if not even k = n does)."""
 
-    Tail, crossing and hockey-stick: the smallest n with
-    ``lower_bound_if_observed(2 delta, n) > delta``; e-values: power to flag 1.1 against
-    the claimed 1 (``delta`` is ignored); max-loss: ``ceil(14 / delta_min)``.
+    def flagged(k: int) -> bool:
+        return clopper_pearson(k, n)[0] > claimed
+
+    if not flagged(n):
+        return None
+    # near P[Bin(n, claimed) > k] <= LEVEL, then gallop to an unflagged count (k = 0 is
+    # one: its bound is 0) and a flagged one (k = n), and bisect between them
+    guess = min(n, max(0, int(binom.isf(LEVEL, n, claimed))))
+    low, high, step = guess, guess, 1
+    while flagged(low):
+        low, step = max(0, low - step), 2 * step
+    step = 1
+    while not flagged(high):
+        high, step = min(n, high + step), 2 * step
+    return last_true(lambda k: not flagged(k), low, high) + 1
+
+
+def _bernstein_quantile_gap(mu: float, n: int) -> float:
+    """t with P[sample mean <= mu - t] <= 1 - POWER for n samples in [0, 1] of mean mu
+    (Bernstein's inequality at the largest variance mu (1 - mu))."""
+    log_term = math.log(1.0 / (1.0 - POWER))
+    variance = mu * (1.0 - mu)
+    return (log_term / 3.0 + math.sqrt(log_term**2 / 9.0 + 2.0 * n * log_term * variance)) / n
+
+
+def detectable_ratio(quantity: Quantity, claimed: float, n: int, scale: float = 1.0) -> float:
+    """The smallest r such that a true value r x ``claimed`` is flagged with probability
+    at least :data:`POWER` with ``n`` samples (inf if none is): exact for tail and
+    crossing, conservative (an upper bound on r) for hockey-stick and e-values."""
+    if not claimed > 0:
+        return math.inf
+    if quantity in (Quantity.TAIL, Quantity.CROSSING):
+        k = _flag_count(n, claimed)
+        return math.inf if k is None else float(beta.ppf(POWER, k, n - k + 1)) / claimed
+    if quantity is Quantity.HOCKEY_STICK:
+        if n < 2 or not lower_bound_if_observed(quantity, 1.0, n) > claimed:
+            return math.inf
+        # the largest sample mean not flagged; every larger mean is flagged
+        unflagged = bisect_increasing(
+            lambda m: lower_bound_if_observed(quantity, m, n), 0.0, 1.0, claimed)
+        mu = bisect_increasing(lambda m: m - _bernstein_quantile_gap(m, n), 0.0, 1.0, unflagged)
+        return math.inf if mu >= 1.0 else mu / claimed
+    if quantity is Quantity.EVALUE:
+        width = math.sqrt(math.log(1.0 / LEVEL) / (2.0 * n))
+        width += math.sqrt(math.log(1.0 / (1.0 - POWER)) / (2.0 * n))
+        return (claimed + scale * width) / claimed
+    raise ValueError(f"quantity={quantity.value!r} has no detectable ratio: "
+                     "see detectable_exceedance")
+
+
+def detectable_exceedance(n: int) -> float:
+    """Max-loss claims: the smallest probability of a loss above epsilon that ``n``
+    samples show (at least one exceedance) with probability :data:`POWER`."""
+    return -math.expm1(math.log(1.0 - POWER) / n)
+
+
+@lru_cache(maxsize=4096)
+def required_samples(quantity: Quantity, claimed: float, target: float, scale: float = 1.0,
+                     margin: float = 1.0) -> int:
+    """``margin`` times the smallest n whose detectable ratio is at most ``target``.
+
+    The n is found by doubling and bisection; the detectable ratio of a binomial test is
+    not exactly monotone in n (the count k* moves in steps), so the result is then raised
+    until its own ratio meets the target. Max-loss: ``ceil(margin 14 / delta_min)``
+    (``claimed`` is delta_min; ``target`` is not used), the n at which a loss above
+    epsilon of probability delta_min is missed with probability below e^-14 < LEVEL.
     """
     if quantity is Quantity.MAX_LOSS:
-        return math.ceil(safety * MAX_LOSS_FACTOR / delta)
-    if quantity is Quantity.EVALUE:
-        claimed, flagged = 1.0, 1.1
-    else:
-        claimed, flagged = delta, 2.0 * delta
+        if not claimed > 0:
+            raise ValueError(f"delta_min={claimed!r} is not allowed: expected delta_min > 0")
+        return math.ceil(margin * MAX_LOSS_FACTOR / claimed)
     if not claimed > 0:
-        raise ValueError(f"delta={delta!r} is not allowed: expected delta > 0")
+        raise ValueError(f"claimed={claimed!r} is not allowed: expected a claimed value > 0")
 
     def powered(n: int) -> bool:
-        return lower_bound_if_observed(quantity, flagged, n, scale) > claimed
+        return detectable_ratio(quantity, claimed, n, scale) <= target
 
     high = 16
     while not powered(high):
         high *= 2
         if high > 1 << 40:
-            raise ValueError(f"delta={delta!r} cannot be powered")
+            raise ValueError(f"claimed={claimed!r} cannot reach ratio {target}")
     # powered fails at high // 2 (or it would have stopped doubling) and holds at high
-    smallest = last_true(lambda n: not powered(n), high // 2, high) + 1
-    return math.ceil(safety * smallest)
+    n = math.ceil(margin * (last_true(lambda m: not powered(m), high // 2, high) + 1))
+    while not powered(n):
+        n += 1
+    return n

@@ -2,7 +2,10 @@
 
 ``run_claim(claim, profile, seed)`` builds the claim's :class:`Setup` for the profile,
 draws its samples in both orders of the neighbouring pair (those the setup names),
-estimates the quantity with error control and judges it; then the same for each twin.
+estimates the quantity with error control and judges it under the profile's power
+target; then the same for each twin (built, sized and judged as under "quick": twins
+keep the quick scenario). Each result carries its detectable ratio (or, for max-loss
+claims, its detectable exceedance probability) and the setup's exact worst case.
 
 Samples are drawn in **batches** of at most :data:`BATCH` paths: batch ``b`` of an order
 draws with ``numpy.random.default_rng`` seeded by a ``SeedSequence`` of the seed, CRC-32s
@@ -28,11 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from adaptive_dp.verify.judge.claim import Claim, Setup
+from adaptive_dp.verify.judge.claim import Claim, Setup, sized_for
 from adaptive_dp.verify.judge.distributed import Pool, completed
 from adaptive_dp.verify.judge.estimators import (
     Estimate,
     Quantity,
+    detectable_exceedance,
+    detectable_ratio,
     estimate_crossing,
     estimate_hockey_stick,
     estimate_max_loss,
@@ -67,7 +72,13 @@ CHUNK = BATCH
 
 @dataclass(frozen=True, slots=True)
 class TestResult:
-    """One setup's outcome: the estimate of the decisive order and the verdict."""
+    """One setup's outcome: the estimate of the decisive order and the verdict.
+
+    ``detectable_ratio``: the smallest r such that a true value r x claimed is flagged
+    with probability 0.95 at ``samples`` (None for max-loss claims, which report
+    ``detectable_exceedance``, the smallest probability of a loss above epsilon seen
+    with probability 0.95, and their ``delta_min``); ``exact_worst``: the setup's.
+    """
 
     quantity: Quantity
     samples: int
@@ -80,6 +91,10 @@ class TestResult:
     verdict: Verdict
     note: str
     error: str | None = None
+    detectable_ratio: float | None = None
+    detectable_exceedance: float | None = None
+    delta_min: float | None = None
+    exact_worst: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +180,9 @@ def _draw(setup: Setup, seed: int, keys: Sequence[str], index: int, size: int) -
     return BatchOutput(samples, None, time.perf_counter() - start)
 
 
-def _reduce(setup: Setup, orders: Sequence[Sequence[BatchOutput]]) -> TestResult:
-    """Concatenate each order's batches in batch order, estimate, judge; the worst order.
+def _reduce(setup: Setup, orders: Sequence[Sequence[BatchOutput]], profile: str) -> TestResult:
+    """Concatenate each order's batches in batch order, estimate, judge under
+    ``profile``; the worst order.
 
     The first error (in order and batch order) makes the result an ERROR."""
     rows: list[tuple[Verdict, float, str, Estimate]] = []
@@ -179,30 +195,42 @@ def _reduce(setup: Setup, orders: Sequence[Sequence[BatchOutput]]) -> TestResult
             estimate = _estimate(setup, samples)
         except Exception as error:
             return _failed(setup.quantity, error)
-        verdict = judge(estimate, setup.claimed, setup.delta_min)
+        verdict = judge(estimate, setup.claimed, setup.delta_min, profile)
         rows.append((verdict, estimate.lower, under, estimate))
     verdict = worst(*(r[0] for r in rows))
     decisive = max((r for r in rows if r[0] is verdict), key=lambda r: r[1])
     _, _, under, est = decisive
     order = "(x, x')" if under == "x" else "(x', x)"
-    return TestResult(setup.quantity, est.samples, order, est.estimate, est.lower, est.upper,
-                      setup.epsilon, setup.claimed, verdict, setup.note)
+    max_loss = setup.quantity is Quantity.MAX_LOSS
+    return TestResult(
+        setup.quantity, est.samples, order, est.estimate, est.lower, est.upper, setup.epsilon,
+        setup.claimed, verdict, setup.note,
+        detectable_ratio=None if max_loss else detectable_ratio(
+            setup.quantity, setup.claimed, est.samples, setup.scale),
+        detectable_exceedance=detectable_exceedance(est.samples) if max_loss else None,
+        delta_min=setup.delta_min, exact_worst=setup.exact_worst)
 
 
-def evaluate(setup: Setup, seed: int, *keys: str) -> TestResult:
-    """Draw (batch by batch), estimate and judge one setup in every order it names;
-    report the worst."""
+def evaluate(setup: Setup, seed: int, *keys: str, profile: str = "quick") -> TestResult:
+    """Draw (batch by batch), estimate and judge (under ``profile``) one setup in every
+    order it names; report the worst."""
     return _reduce(setup, [[_draw(setup, seed, (*keys, under), b, size)
                             for b, size in enumerate(_sizes(setup.samples))]
-                           for under in setup.orders])
+                           for under in setup.orders], profile)
 
 
 def _keys(claim: Claim, twin: int | None) -> tuple[str, ...]:
     return (claim.id,) if twin is None else (claim.id, "twin", claim.twins[twin].name)
 
 
+def _judged_as(twin: bool, profile: str) -> str:
+    """The profile a setup is sized and judged for: a twin's is always the quick one."""
+    return "quick" if twin else profile
+
+
 def _build(claim: Claim, twin: int | None, profile: str) -> Setup:
-    return (claim if twin is None else claim.twins[twin]).build(profile)
+    with sized_for(_judged_as(twin is not None, profile)):
+        return (claim if twin is None else claim.twins[twin]).build(profile)
 
 
 def run_claim(claim: Claim, profile: str = "quick", seed: int = 0) -> ClaimResult:
@@ -215,7 +243,8 @@ def run_claim(claim: Claim, profile: str = "quick", seed: int = 0) -> ClaimResul
         except Exception as error:
             tests.append(_failed(claim.quantity, error))
             continue
-        tests.append(evaluate(setup, seed, *_keys(claim, twin)))
+        tests.append(evaluate(setup, seed, *_keys(claim, twin),
+                              profile=_judged_as(twin is not None, profile)))
     return _claim_result(claim, tests, time.perf_counter() - start)
 
 
@@ -268,6 +297,7 @@ class _Plan:
     """One claim's setups (or build failures) and the slots its batches fill."""
 
     claim: Claim
+    profile: str
     setups: list[Setup | TestResult]
     outputs: list[list[list[BatchOutput | None]]]
     missing: int
@@ -278,7 +308,7 @@ def _plan(registry: Registry, claim_id: str, profile: str, seed: int,
           batches: list[tuple[int, int, int, int]], tasks: list[Batch], number: int) -> _Plan:
     claim = registry()[claim_id]
     start = time.perf_counter()
-    plan = _Plan(claim, [], [], 0, 0.0)
+    plan = _Plan(claim, profile, [], [], 0, 0.0)
     for s, twin in enumerate([None, *range(len(claim.twins))]):
         try:
             setup: Setup | TestResult = _build(claim, twin, profile)
@@ -301,8 +331,9 @@ def _plan(registry: Registry, claim_id: str, profile: str, seed: int,
 
 def _finish(plan: _Plan) -> ClaimResult:
     tests = [s if isinstance(s, TestResult)
-             else _reduce(s, [[out for out in order if out is not None] for order in slots])
-             for s, slots in zip(plan.setups, plan.outputs, strict=True)]
+             else _reduce(s, [[out for out in order if out is not None] for order in slots],
+                          _judged_as(number > 0, plan.profile))
+             for number, (s, slots) in enumerate(zip(plan.setups, plan.outputs, strict=True))]
     return _claim_result(plan.claim, tests, plan.seconds)
 
 
