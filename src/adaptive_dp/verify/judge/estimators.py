@@ -55,7 +55,6 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import beta, binom
 
 from adaptive_dp.numerics.search import bisect_increasing, last_true
 
@@ -126,6 +125,8 @@ def clopper_pearson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]
         raise ValueError(f"n={n} is not allowed: expected at least one sample")
     if not 0 <= k <= n:
         raise ValueError(f"k={k} is not allowed: expected 0 <= k <= n={n}")
+    from scipy.stats import beta  # lazily: scipy.stats takes half a second to import
+
     lower = 0.0 if k == 0 else float(beta.ppf(level, k, n - k + 1))
     upper = 1.0 if k == n else float(beta.ppf(1.0 - level, k + 1, n - k))
     return lower, upper
@@ -255,6 +256,8 @@ def _flag_count(n: int, claimed: float) -> int | None:
         return None
     # near P[Bin(n, claimed) > k] <= LEVEL, then gallop to an unflagged count (k = 0 is
     # one: its bound is 0) and a flagged one (k = n), and bisect between them
+    from scipy.stats import binom  # lazily, as in clopper_pearson
+
     guess = min(n, max(0, int(binom.isf(LEVEL, n, claimed))))
     low, high, step = guess, guess, 1
     while flagged(low):
@@ -281,6 +284,8 @@ def detectable_ratio(quantity: Quantity, claimed: float, n: int, scale: float = 
         return math.inf
     if quantity in (Quantity.TAIL, Quantity.CROSSING):
         k = _flag_count(n, claimed)
+        from scipy.stats import beta  # lazily, as in clopper_pearson
+
         return math.inf if k is None else float(beta.ppf(POWER, k, n - k + 1)) / claimed
     if quantity is Quantity.HOCKEY_STICK:
         if n < 2 or not lower_bound_if_observed(quantity, 1.0, n) > claimed:
