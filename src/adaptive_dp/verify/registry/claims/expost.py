@@ -148,6 +148,12 @@ def _admissible_t(rule: UnifiedFilter, spent: Array) -> Array:
     return out
 
 
+def _bm_admits(state: FastFilterState) -> Callable[[Array], Bools]:
+    """Whether each path's filter would admit a BM whose grid ends at t (a dry run: the
+    pre-check reads t_min only, nothing is charged)."""
+    return lambda t: fast_bm_spend(state, 1.0, t, t)[0]
+
+
 def _gaussian_round(rng: np.random.Generator, ok: Bools, rho: Array, c0: float,
                     c1: float) -> Array:
     sigma = 1 / np.sqrt(2 * np.where(ok & (rho > 0), rho, 1.0))
@@ -191,9 +197,8 @@ def _filter_experiment(
             t_adm = _admissible_t(rule, state.sums[0]) * grid_factor
             t_min = _lattice_up(t_adm)
             if probes:
-                now = state
-                t_min = first_admitted(lambda t: fast_bm_spend(now, 1.0, t, t)[0],
-                                       lattice_overshoots(t_min, probes), t_min)
+                t_min = first_admitted(_bm_admits(state), lattice_overshoots(t_min, probes),
+                                       t_min)
             base = total.copy()
 
             def factory(idx: NDArray[np.int64], base: Array = base) -> Callable[
