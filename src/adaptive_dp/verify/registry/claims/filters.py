@@ -100,6 +100,7 @@ from adaptive_dp.verify.judge.adversaries import (
     StopAtWorst,
     adversary_from_data,
 )
+from adaptive_dp.verify.judge.boundary_adversaries import BoundaryProbe
 from adaptive_dp.verify.judge.claim import (
     AdversaryExperiment,
     Claim,
@@ -596,6 +597,11 @@ CLAIMS: tuple[Claim, ...] = (
           _pure(adversary_from_data(GENERATED["CS2080-PureDPFilter/generated-random"]),
                 "random RR/Laplace requests of 0.1, 0.35 or 0.6, random stops"),
           (_PURE_TWIN,)),
+    Claim("CS2080-PureDPFilter", "boundary-probe", Quantity.MAX_LOSS,
+          "pure-DP filter under requests just above, then at, its remaining budget",
+          _pure(BoundaryProbe((RANDOMIZED_RESPONSE,), 1.0, 8),
+                "RR requests of 2, 1.5, 1.25, 1.1, 1.01 x the remaining budget while "
+                "refused, then the remaining budget"), (_PURE_TWIN,)),
     Claim("RRUV16-BasicFilter", "budget-hugging", Quantity.HOCKEY_STICK,
           "basic approximate-DP filter: the stopped composition is (epsilon, delta)-DP",
           _basic_hugging, (_BASIC_TWIN,)),
@@ -626,6 +632,11 @@ CLAIMS: tuple[Claim, ...] = (
           _zf(_generated("R23-Thm2/generated-random"),
               "random Laplace/Gaussian/RR requests of 0.1, 0.3 or 0.6, random stops"),
           (_ZF_TWIN,)),
+    Claim("R23-Thm2", "boundary-probe", Quantity.HOCKEY_STICK,
+          "approximate-zCDP filter under requests just above, then at, its remaining rho",
+          _zf(lambda v: BoundaryProbe((GAUSSIAN,), v, 8, measure="mu2"),
+              "Gaussian requests of 2, 1.5, 1.25, 1.1, 1.01 x the remaining rho while "
+              "refused, then the remaining rho"), (_ZF_TWIN,)),
     Claim("H23-Thm4.6", "budget-hugging", Quantity.HOCKEY_STICK,
           "RDP filter at a fixed order under requests hugging its budget",
           _rdp_filter(_hug_sq(_GAUSS_RR)), (_RDP_TWIN,)),
