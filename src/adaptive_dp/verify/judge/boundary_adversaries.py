@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from adaptive_dp.interactive.adversary import AdversaryView
-from adaptive_dp.verify.judge.adversaries import _check, _kinds
+from adaptive_dp.verify.judge.adversaries import _check, _check_measure, _kinds, _spent
 from adaptive_dp.verify.judge.simulate import Request
 
 __all__ = ["LATTICE", "BoundaryProbe", "first_admitted", "lattice_overshoots"]
@@ -83,20 +83,14 @@ class BoundaryProbe:
     pivot: float = 0.0
 
     def __post_init__(self) -> None:
-        _check(self.steps, self.kinds)
-        if self.measure not in ("epsilon", "mu2"):
-            raise ValueError(f"measure={self.measure!r} is not allowed: 'epsilon' or 'mu2'")
         if any(not (math.isfinite(f) and f > 1) for f in self.overshoots):
             raise ValueError(f"overshoots={self.overshoots!r}: expected finite factors > 1")
-
-    @property
-    def horizon(self) -> int:
-        return self.steps
+        _check(self.steps, self.kinds)
+        _check_measure(self.measure)
 
     def choose(self, view: AdversaryView, rng: np.random.Generator) -> Request:
+        remaining = np.maximum(self.budget - _spent(view, self.measure), 0.0)
         n, t = view.paths, view.step
-        spent = view.param_sum if self.measure == "epsilon" else view.param_sq_sum
-        remaining = np.maximum(self.budget - spent, 0.0)
         refused = np.zeros(n, dtype=np.int64)  # trailing refusals (kind -1 in the history)
         for column in range(t - 1, -1, -1):
             more = (view.kinds[:, column] == -1) & (refused == t - 1 - column)
@@ -109,3 +103,7 @@ class BoundaryProbe:
             param = np.sqrt(param)
         go = (remaining > 0) & (t < self.steps)
         return Request(_kinds(view, self.kinds, self.pivot), param, go)
+
+    @property
+    def horizon(self) -> int:
+        return self.steps
