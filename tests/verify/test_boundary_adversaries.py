@@ -15,7 +15,8 @@ import pytest
 
 from adaptive_dp.filters.basic import PureDPFilter
 from adaptive_dp.filters.brownian import BrownianFilter, fast_bm_spend, smallest_time_value
-from adaptive_dp.interactive.adversary import LAPLACE
+from adaptive_dp.filters.zcdp import ZCDPFilter
+from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE
 from adaptive_dp.numerics.floats import Flag, Real, add_up, inflate_up
 from adaptive_dp.verify.judge.boundary_adversaries import (
     LATTICE,
@@ -47,11 +48,12 @@ def _probe_run(rule: PureDPFilter) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_boundary_probe_on_a_valid_filter_spends_at_the_boundary() -> None:
-    """Requests 2, 1.5, 1.25, 1.1, 1.01 (all refused by PureDPFilter(1)), then 1."""
+    """Requests 2, 1.5, 1.25, 1.1, 1.05, 1.01 (all refused by PureDPFilter(1)), then
+    1 - 1e-9 (the boundary, less the rounding allowance)."""
     kinds, params = _probe_run(PureDPFilter(1))
-    assert (kinds[:, :5] == -1).all()
-    assert (kinds[:, 5] == LAPLACE).all() and (params[:, 5] == 1.0).all()
-    assert (kinds[:, 6:] == -1).all()  # nothing remains: the adversary stops
+    assert (kinds[:, :6] == -1).all()
+    assert (kinds[:, 6] == LAPLACE).all() and (params[:, 6] == 1 - 1e-9).all()
+    assert (kinds[:, 7:] == -1).all()  # nothing remains: the adversary stops
 
 
 class _Loosened(PureDPFilter):
@@ -99,3 +101,17 @@ def test_probing_round_finds_the_loosened_precheck() -> None:
     chosen = first_admitted(lambda t: fast_bm_spend(state, 1.0, t, t)[0], probes, t_adm)
     # 1.05^-5 = 0.784 >= 0.75 > 1.05^-6 = 0.746: the fifth overshoot is the first admitted
     assert float(chosen[0]) == pytest.approx(float(t_adm[0]) * LATTICE**-5)
+
+
+def test_boundary_probe_is_admitted_at_the_boundary_through_a_rounded_map() -> None:
+    """R23-Thm2 boundary-probe: through rho = mu^2/2 rounded up, the request at the
+    remaining mu^2 (less 1e-9) is admitted by ZCDPFilter(2, 0.05), every overshoot is not."""
+    rule = ZCDPFilter(2, delta=Fraction(1, 20))
+    budget = 2 * (rule.start().max_next() or 0.0)
+    out = simulate(BoundaryProbe((GAUSSIAN,), budget, 8, measure="mu2"), 2,
+                   np.random.default_rng(0),
+                   rule=FastRule(rule, lambda k, p: np.asarray(inflate_up(p * p / 2))),
+                   record=True)
+    assert out.kinds is not None and out.params is not None
+    assert (out.kinds[:, :6] == -1).all() and (out.kinds[:, 6] == GAUSSIAN).all()
+    assert out.params[:, 6] ** 2 == pytest.approx(budget, rel=1e-8)

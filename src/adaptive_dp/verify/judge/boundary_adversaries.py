@@ -68,23 +68,27 @@ class BoundaryProbe:
 
     A path whose last ``r`` requests were refused asks for
     ``overshoots[r] * remaining`` (in the budget's measure); once every overshoot has
-    been refused it asks for the remaining budget itself, and after an admitted request
-    it starts again from ``overshoots[0]``. A valid rule at the budget refuses every
-    overshoot > 1, so a path spends the budget exactly at the boundary; a rule loosened
-    by a factor f admits the overshoots <= f.
+    been refused it asks for ``at * remaining``, the remaining budget itself (``at`` just
+    below 1 absorbs the upward rounding of a rule's parameter map, such as rho =
+    mu^2/2), and after an admitted request it starts again from ``overshoots[0]``. A
+    valid rule at the budget refuses every overshoot > 1, so a path spends the budget at
+    the boundary; a rule loosened by a factor f admits the overshoots <= f.
     """
 
     FAMILY: ClassVar[str] = "boundary-probe"
     kinds: tuple[int, ...]
     budget: float
     steps: int
-    overshoots: tuple[float, ...] = (2.0, 1.5, 1.25, 1.1, 1.01)
+    overshoots: tuple[float, ...] = (2.0, 1.5, 1.25, 1.1, 1.05, 1.01)
+    at: float = 1 - 1e-9
     measure: str = "epsilon"
     pivot: float = 0.0
 
     def __post_init__(self) -> None:
         if any(not (math.isfinite(f) and f > 1) for f in self.overshoots):
             raise ValueError(f"overshoots={self.overshoots!r}: expected finite factors > 1")
+        if not 0 < self.at <= 1:
+            raise ValueError(f"at={self.at!r} is not allowed: expected 0 < at <= 1")
         _check(self.steps, self.kinds)
         _check_measure(self.measure)
 
@@ -97,7 +101,7 @@ class BoundaryProbe:
             if not more.any():
                 break
             refused += more
-        factors = np.append(np.asarray(self.overshoots, dtype=np.float64), 1.0)
+        factors = np.append(np.asarray(self.overshoots, dtype=np.float64), self.at)
         param = factors[np.minimum(refused, len(self.overshoots))] * remaining
         if self.measure != "epsilon":
             param = np.sqrt(param)

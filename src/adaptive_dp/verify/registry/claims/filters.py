@@ -600,7 +600,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("CS2080-PureDPFilter", "boundary-probe", Quantity.MAX_LOSS,
           "pure-DP filter under requests just above, then at, its remaining budget",
           _pure(BoundaryProbe((RANDOMIZED_RESPONSE,), 1.0, 8),
-                "RR requests of 2, 1.5, 1.25, 1.1, 1.01 x the remaining budget while "
+                "RR requests of 2, 1.5, 1.25, 1.1, 1.05, 1.01 x the remaining budget while "
                 "refused, then the remaining budget"), (_PURE_TWIN,)),
     Claim("RRUV16-BasicFilter", "budget-hugging", Quantity.HOCKEY_STICK,
           "basic approximate-DP filter: the stopped composition is (epsilon, delta)-DP",
@@ -635,7 +635,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("R23-Thm2", "boundary-probe", Quantity.HOCKEY_STICK,
           "approximate-zCDP filter under requests just above, then at, its remaining rho",
           _zf(lambda v: BoundaryProbe((GAUSSIAN,), v, 8, measure="mu2"),
-              "Gaussian requests of 2, 1.5, 1.25, 1.1, 1.01 x the remaining rho while "
+              "Gaussian requests of 2, 1.5, 1.25, 1.1, 1.05, 1.01 x the remaining rho while "
               "refused, then the remaining rho"), (_ZF_TWIN,)),
     Claim("H23-Thm4.6", "budget-hugging", Quantity.HOCKEY_STICK,
           "RDP filter at a fixed order under requests hugging its budget",
@@ -668,6 +668,11 @@ CLAIMS: tuple[Claim, ...] = (
           "GDP filter, replayed generated doubling adversary",
           _gdp(adversary_from_data(GENERATED["EXT-ST22/generated-doubling"]),
                "Gaussian mu = 0.125 x 1.6^t capped at 1.2"), (_GDP_TWIN,)),
+    Claim("EXT-ST22", "boundary-probe", Quantity.HOCKEY_STICK,
+          "GDP filter under requests just above, then at, its remaining mu^2",
+          _gdp(BoundaryProbe((GAUSSIAN,), 2.25, 8, measure="mu2"),
+               "Gaussian requests of 2, 1.5, 1.25, 1.1, 1.05, 1.01 x the remaining mu^2 while "
+               "refused, then the remaining mu^2"), (_GDP_TWIN,)),
     Claim("H23-Thm3.8", "budget-hugging", Quantity.HOCKEY_STICK,
           "(epsilon, delta) accumulator through its filter at a budget fixed in advance",
           _acc38(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), (_ACC38_TWIN,)),
