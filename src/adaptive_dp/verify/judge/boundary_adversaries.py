@@ -67,12 +67,13 @@ class BoundaryProbe:
     rule by probing its boundary.
 
     A path whose last ``r`` requests were refused asks for
-    ``overshoots[r] * remaining`` (in the budget's measure); once every overshoot has
-    been refused it asks for ``at * remaining``, the remaining budget itself (``at`` just
-    below 1 absorbs the upward rounding of a rule's parameter map, such as rho =
-    mu^2/2), and after an admitted request it starts again from ``overshoots[0]``. A
-    valid rule at the budget refuses every overshoot > 1, so a path spends the budget at
-    the boundary; a rule loosened by a factor f admits the overshoots <= f.
+    ``at * overshoots[r] * remaining`` (in the budget's measure); once every overshoot
+    has been refused it asks for ``at * remaining``, the remaining budget itself (``at``
+    just below 1 absorbs the upward rounding of a rule's parameter map, such as rho =
+    mu^2/2, so that a request at a boundary is not refused by rounding), and after an
+    admitted request it starts again from ``overshoots[0]``. A valid rule at the budget
+    refuses every overshoot > 1, so a path spends the budget at the boundary; a rule
+    loosened by a factor f admits the overshoots <= f.
     """
 
     FAMILY: ClassVar[str] = "boundary-probe"
@@ -101,7 +102,7 @@ class BoundaryProbe:
             if not more.any():
                 break
             refused += more
-        factors = np.append(np.asarray(self.overshoots, dtype=np.float64), self.at)
+        factors = self.at * np.append(np.asarray(self.overshoots, dtype=np.float64), 1.0)
         param = factors[np.minimum(refused, len(self.overshoots))] * remaining
         if self.measure != "epsilon":
             param = np.sqrt(param)

@@ -171,7 +171,6 @@ def _filter_experiment(
     grid_factor: float = 1.0,
     big_gaussian: float = 0.0,
     probes: tuple[int, ...] = (),
-    points: int = 30,
 ) -> Experiment:
     """Adaptively chained BMs (and Gaussian rounds) through ``rule``'s fast path; returns
     the total privacy loss of each path's released transcript.
@@ -217,7 +216,7 @@ def _filter_experiment(
 
                 return stop
 
-            loss, t_stop = _bm_round(rng, c0, c1, t_min, factory, points=points)
+            loss, t_stop = _bm_round(rng, c0, c1, t_min, factory)
             run_mask = np.isfinite(t_min)
             t_first = np.where(run_mask, 20.0 * t_min, np.inf)
             ok, state = fast_bm_spend(

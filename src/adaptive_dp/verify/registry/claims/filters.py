@@ -65,6 +65,11 @@ full 1e-3.
   Gaussian requests whose mu is chosen from the running loss (hugging 1.3 x 9/4 in
   sum mu^2), or of mu = 1/2 until L > 1; claimed delta_{3/2}(eps) at eps = 2 / 21/4
   (EXT-DRS19). Twin ``lookahead-dropped`` (one Gaussian of mu = 3).
+- ``CS2080-PureDPFilter/boundary-probe``, ``R23-Thm2/boundary-probe``,
+  ``EXT-ST22/boundary-probe``: :class:`~adaptive_dp.verify.judge.boundary_adversaries.BoundaryProbe`
+  (RR for the pure-DP filter, Gaussian otherwise): requests of 2, 1.5, 1.25, 1.1, 1.05,
+  1.01 x the remaining budget while refused, then the remaining budget itself; a valid
+  filter refuses every overshoot. Twins as above.
 """
 
 from __future__ import annotations
