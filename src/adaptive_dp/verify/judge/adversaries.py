@@ -65,6 +65,17 @@ def _check(steps: int, kinds: tuple[int, ...]) -> None:
         raise ValueError(f"kinds={kinds!r} is not allowed: expected one or two of 0, 1, 2")
 
 
+def _check_measure(measure: str) -> None:
+    if measure not in ("epsilon", "mu2"):
+        raise ValueError(f"measure={measure!r} is not allowed: 'epsilon' or 'mu2'")
+
+
+def _spent(view: AdversaryView, measure: str) -> NDArray[np.float64]:
+    """Each path's admitted spend in ``measure``: the sum of epsilons, or of mu^2."""
+    out: NDArray[np.float64] = view.param_sum if measure == "epsilon" else view.param_sq_sum
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Constant:
     """The same parameter at every one of ``steps`` releases."""
@@ -112,8 +123,7 @@ class BudgetHugging:
 
     def __post_init__(self) -> None:
         _check(self.steps, self.kinds)
-        if self.measure not in ("epsilon", "mu2"):
-            raise ValueError(f"measure={self.measure!r} is not allowed: 'epsilon' or 'mu2'")
+        _check_measure(self.measure)
 
     @property
     def horizon(self) -> int:
@@ -121,7 +131,7 @@ class BudgetHugging:
 
     def choose(self, view: AdversaryView, rng: np.random.Generator) -> Request:
         n, t = view.paths, view.step
-        spent = view.param_sum if self.measure == "epsilon" else view.param_sq_sum
+        spent = _spent(view, self.measure)
         # in place, the same operations as max(budget - spent, 0), fraction * remaining,
         # sqrt, min(., cap): the same bits with fewer temporaries
         remaining = np.subtract(self.budget, spent)

@@ -32,6 +32,15 @@ noise it has not seen).
   ``lookahead-dropped`` (one Gaussian request of 10 rho*). ``exact_worst`` of these four:
   the supremum over adaptive rounds, a first-passage probability
   (:mod:`adaptive_dp.verify.registry.worst_case`).
+- ``R23-Lem6.2/boundary-probe`` and ``R23-Thm6/boundary-probe`` (tail at epsilon = 64 vs
+  delta'' = 0.05 / 1e-3): the adversaries above take each grid's smallest time value from
+  ``max_next``, so they never exercise the pre-check (3)/(4); here, before each of 3 BM
+  rounds (after a Gaussian round of rho*/8 for Thm6), a path asks for grids 1.05^-k below
+  the admissible time value, k = 14 .. 1, and runs the first admitted (a valid pre-check
+  refuses them all and the path falls back to the admissible grid), stopping at worst.
+  At epsilon = 64 (rho* about 42) the pre-check's window is wide: a pre-check
+  underestimating the worst-case charge by 25% lets the tail reach several times delta''
+  (tests/verify/test_harness_mutation.py). Twin ``precheck-removed``.
 """
 
 from __future__ import annotations
@@ -61,6 +70,7 @@ from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction, brownian_sample
 from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
+from adaptive_dp.verify.judge.boundary_adversaries import first_admitted, lattice_overshoots
 from adaptive_dp.verify.judge.claim import (
     Claim,
     Experiment,
@@ -141,6 +151,12 @@ def _admissible_t(rule: UnifiedFilter, spent: Array) -> Array:
     return out
 
 
+def _bm_admits(state: FastFilterState) -> Callable[[Array], Bools]:
+    """Whether each path's filter would admit a BM whose grid ends at t (a dry run: the
+    pre-check reads t_min only, nothing is charged)."""
+    return lambda t: fast_bm_spend(state, 1.0, t, t)[0]
+
+
 def _gaussian_round(rng: np.random.Generator, ok: Bools, rho: Array, c0: float,
                     c1: float) -> Array:
     sigma = 1 / np.sqrt(2 * np.where(ok & (rho > 0), rho, 1.0))
@@ -157,9 +173,14 @@ def _filter_experiment(
     gaussian_share: float,
     grid_factor: float = 1.0,
     big_gaussian: float = 0.0,
+    probes: tuple[int, ...] = (),
 ) -> Experiment:
     """Adaptively chained BMs (and Gaussian rounds) through ``rule``'s fast path; returns
-    the total privacy loss of each path's released transcript."""
+    the total privacy loss of each path's released transcript.
+
+    ``probes``: before each BM round, ask (a dry run) for grids whose smallest time value
+    is ``1.05^-k`` below the admissible one, for each k (largest first), and run the
+    first one admitted (boundary probes: a valid pre-check refuses them all)."""
     eps = float(rule.epsilon)
     rho_star = rule.start().max_next() or 0.0
 
@@ -177,6 +198,9 @@ def _filter_experiment(
                 total += _gaussian_round(rng, ok, rho, c0, c1)
             t_adm = _admissible_t(rule, state.sums[0]) * grid_factor
             t_min = _lattice_up(t_adm)
+            if probes:
+                t_min = first_admitted(_bm_admits(state), lattice_overshoots(t_min, probes),
+                                       t_min)
             base = total.copy()
 
             def factory(idx: NDArray[np.int64], base: Array = base) -> Callable[
@@ -225,6 +249,26 @@ def _lem62(profile: str, mode: str) -> Setup:
     rule = BrownianFilter(1, delta=profile_delta(profile, 0.05))
     exp = _filter_experiment(rule, mode, rounds=6, gaussian_share=0.0)
     return _tail_setup(rule, exp, f"BM filter eps=1, 6 BM rounds, mode={mode}")
+
+
+_PROBE_EPSILON = 64
+_PROBES = tuple(range(1, 15))  # grids 1.05^-1 .. 1.05^-14 (about 1/2) below admissible
+
+
+def _probing(rule: UnifiedFilter, share: float, note: str) -> Setup:
+    exp = _filter_experiment(rule, "worst", rounds=3, gaussian_share=share, probes=_PROBES)
+    return _tail_setup(rule, exp, f"{note}, eps={_PROBE_EPSILON}, 3 rounds, stop at worst, "
+                                  "each BM probing grids up to 1.05^-14 below admissible")
+
+
+def _thm6_probe(profile: str) -> Setup:
+    return _probing(UnifiedFilter(_PROBE_EPSILON, delta=profile_delta(profile, 0.05)), 1 / 8,
+                    "unified filter, BM + Gaussian rho*/8")
+
+
+def _lem62_probe(profile: str) -> Setup:
+    return _probing(BrownianFilter(_PROBE_EPSILON, delta=profile_delta(profile, 0.05)), 0.0,
+                    "BM filter")
 
 
 def _twin_precheck(rule: UnifiedFilter, note: str) -> Setup:
@@ -515,12 +559,18 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("R23-Lem6.2", "stop-at-worst", Quantity.TAIL,
           "BM filter under a stop-at-worst adversary", lambda p: _lem62(p, "worst"),
           _brownian_twins()),
+    Claim("R23-Lem6.2", "boundary-probe", Quantity.TAIL,
+          "BM filter under grids probing below the admissible time value", _lem62_probe,
+          _brownian_twins()[:1]),
     Claim("R23-Thm6", "budget-hugging", Quantity.TAIL,
           "unified filter: P[L > epsilon] <= delta''", lambda p: _thm6(p, "hug"),
           _unified_twins()),
     Claim("R23-Thm6", "stop-at-worst", Quantity.TAIL,
           "unified filter under a stop-at-worst adversary", lambda p: _thm6(p, "worst"),
           _unified_twins()),
+    Claim("R23-Thm6", "boundary-probe", Quantity.TAIL,
+          "unified filter under grids probing below the admissible time value", _thm6_probe,
+          _unified_twins()[:1]),
 )
 
 

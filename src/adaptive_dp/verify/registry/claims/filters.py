@@ -71,6 +71,11 @@ full 1e-3.
   (:mod:`adaptive_dp.verify.registry.worst_case`: randomized responses of eps = 0.1, at most 60
   admitted; at most 40 for RRUV16), whose value is the claim's ``exact_worst``; the twins
   of the rule's other claims.
+- ``CS2080-PureDPFilter/boundary-probe``, ``R23-Thm2/boundary-probe``,
+  ``EXT-ST22/boundary-probe``: :class:`~adaptive_dp.verify.judge.boundary_adversaries.BoundaryProbe`
+  (RR for the pure-DP filter, Gaussian otherwise): requests of 2, 1.5, 1.25, 1.1, 1.05,
+  1.01 x the remaining budget while refused, then the remaining budget itself; a valid
+  filter refuses every overshoot. Twins as above.
 
 ``exact_worst`` (issue 16): for pure requests, the worst case over every adaptive strategy
 with the scenario's epsilons and horizon; for Gaussian requests (the GDP rules), over
@@ -110,6 +115,7 @@ from adaptive_dp.verify.judge.adversaries import (
     StopAtWorst,
     adversary_from_data,
 )
+from adaptive_dp.verify.judge.boundary_adversaries import BoundaryProbe
 from adaptive_dp.verify.judge.claim import (
     AdversaryExperiment,
     Claim,
@@ -488,14 +494,15 @@ def _acc38_twin(profile: str) -> Setup:
 
 
 # H23-Thm4.11 (zCDP accumulator), noninteractive ----------------------------------------------
-def _acc411(profile: str) -> Setup:
-    delta = _quick(profile)
-    eps, claimed = ZCDPComposition((_ZCDP_RHO,), delta).claimed()
-    rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_ZCDP_RHO))
-    return _hockey(eps, claimed, StopAtWorst((GAUSSIAN, LAPLACE), 0.5, 8, 1.0),
-                   FastRule(rule, _rho),
-                   f"zCDP accumulator through I(G <= 1/2): Gaussian/Laplace requests of "
-                   f"1/2 (rho = 1/8), stop when L > 1; EXT-CKS20 at delta={claimed}")
+def _acc411(adversary: Any, what: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        eps, claimed = ZCDPComposition((_ZCDP_RHO,), delta).claimed()
+        rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_ZCDP_RHO))
+        return _hockey(eps, claimed, adversary, FastRule(rule, _rho),
+                       f"zCDP accumulator through I(G <= 1/2): {what}; EXT-CKS20 at "
+                       f"delta={claimed}")
+    return build
 
 
 def _acc411_twin(profile: str) -> Setup:
@@ -534,6 +541,15 @@ def _hug_sq(kinds: tuple[int, ...]) -> Callable[[float], Any]:
 def _stop(kinds: tuple[int, ...], param: float, steps: int, threshold: float
           ) -> Callable[[float], Any]:
     return lambda v: StopAtWorst(kinds, param, steps, threshold)
+
+
+def _probe_gaussian(mu2: float) -> BoundaryProbe:
+    """Gaussian requests probing the boundary of a budget of ``mu2`` in sum mu^2."""
+    return BoundaryProbe((GAUSSIAN,), mu2, 8, measure="mu2")
+
+
+_PROBED = ("Gaussian requests of 2, 1.5, 1.25, 1.1, 1.05, 1.01 x the remaining mu^2 while "
+           "refused, then the remaining mu^2")
 
 
 def _generated(key: str) -> Callable[[float], Any]:
@@ -612,6 +628,11 @@ CLAIMS: tuple[Claim, ...] = (
           _pure(adversary_from_data(GENERATED["CS2080-PureDPFilter/generated-random"]),
                 "random RR/Laplace requests of 0.1, 0.35 or 0.6, random stops"),
           (_PURE_TWIN,)),
+    Claim("CS2080-PureDPFilter", "boundary-probe", Quantity.MAX_LOSS,
+          "pure-DP filter under requests just above, then at, its remaining budget",
+          _pure(BoundaryProbe((RANDOMIZED_RESPONSE,), 1.0, 8),
+                "RR requests of 2, 1.5, 1.25, 1.1, 1.05, 1.01 x the remaining budget while "
+                "refused, then the remaining budget"), (_PURE_TWIN,)),
     Claim("RRUV16-BasicFilter", "budget-hugging", Quantity.HOCKEY_STICK,
           "basic approximate-DP filter: the stopped composition is (epsilon, delta)-DP",
           _basic_hugging, (_BASIC_TWIN,)),
@@ -642,12 +663,18 @@ CLAIMS: tuple[Claim, ...] = (
           _zf(_generated("R23-Thm2/generated-random"),
               "random Laplace/Gaussian/RR requests of 0.1, 0.3 or 0.6, random stops"),
           (_ZF_TWIN,)),
+    Claim("R23-Thm2", "boundary-probe", Quantity.HOCKEY_STICK,
+          "approximate-zCDP filter under requests just above, then at, its remaining rho",
+          _zf(_probe_gaussian, _PROBED), (_ZF_TWIN,)),
     Claim("H23-Thm4.6", "budget-hugging", Quantity.HOCKEY_STICK,
           "RDP filter at a fixed order under requests hugging its budget",
           _rdp_filter(_hug_sq(_GAUSS_RR)), (_RDP_TWIN,)),
     Claim("H23-Thm4.6", "stop-at-worst", Quantity.HOCKEY_STICK,
           "RDP filter at a fixed order, adversary stops at the worst moment",
           _rdp_filter(_stop(_GAUSS_RR, 0.2, 30, 1.0)), (_RDP_TWIN,)),
+    Claim("H23-Thm4.6", "boundary-probe", Quantity.HOCKEY_STICK,
+          "RDP filter under requests just above, then at, its remaining budget",
+          _rdp_filter(_probe_gaussian), (_RDP_TWIN,)),
     Claim("EXT-Lecuyer21", "budget-hugging", Quantity.HOCKEY_STICK,
           "RDP filter on a grid of orders under requests hugging its binding order",
           _curve(_hug_sq(_GAUSS_RR)), (_CURVE_TWIN,)),
@@ -673,6 +700,9 @@ CLAIMS: tuple[Claim, ...] = (
           "GDP filter, replayed generated doubling adversary",
           _gdp(adversary_from_data(GENERATED["EXT-ST22/generated-doubling"]),
                "Gaussian mu = 0.125 x 1.6^t capped at 1.2"), (_GDP_TWIN,)),
+    Claim("EXT-ST22", "boundary-probe", Quantity.HOCKEY_STICK,
+          "GDP filter under requests just above, then at, its remaining mu^2",
+          _gdp(_probe_gaussian(2.25), _PROBED), (_GDP_TWIN,)),
     Claim("H23-Thm3.8", "budget-hugging", Quantity.HOCKEY_STICK,
           "(epsilon, delta) accumulator through its filter at a budget fixed in advance",
           _acc38(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), (_ACC38_TWIN,)),
@@ -686,9 +716,17 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Thm4.9", "stop-at-worst", Quantity.HOCKEY_STICK,
           "RDP accumulator through its filter, stop at the worst moment",
           _rdp_acc(_stop(_GAUSS_RR, 0.2, 30, 1.0)), (_RDP_ACC_TWIN,)),
+    Claim("H23-Thm4.9", "boundary-probe", Quantity.HOCKEY_STICK,
+          "RDP accumulator through its filter under requests just above, then at, its "
+          "remaining budget", _rdp_acc(_probe_gaussian), (_RDP_ACC_TWIN,)),
     Claim("H23-Thm4.11", "stop-at-worst", Quantity.HOCKEY_STICK,
           "zCDP accumulator through its filter (noninteractive), stop at the worst moment",
-          _acc411, (_ACC411_TWIN,)),
+          _acc411(StopAtWorst((GAUSSIAN, LAPLACE), 0.5, 8, 1.0),
+                  "Gaussian/Laplace requests of 1/2 (rho = 1/8), stop when L > 1"),
+          (_ACC411_TWIN,)),
+    Claim("H23-Thm4.11", "boundary-probe", Quantity.HOCKEY_STICK,
+          "zCDP accumulator through its filter under requests just above, then at, its "
+          "remaining rho", _acc411(_probe_gaussian(1.0), _PROBED), (_ACC411_TWIN,)),
     Claim("EXT-GDPAccumulator", "budget-hugging", Quantity.HOCKEY_STICK,
           "GDP accumulator through its filter, Gaussian mu chosen from the running loss",
           _gdp_acc(BudgetHugging((GAUSSIAN,), 1.3 * 2.25, 10, "mu2", 0.1, 0.4),
@@ -698,6 +736,9 @@ CLAIMS: tuple[Claim, ...] = (
           "GDP accumulator through its filter, stop at the worst moment",
           _gdp_acc(StopAtWorst((GAUSSIAN,), 0.5, 12, 1.0), "Gaussian mu=1/2, stop when L > 1"),
           (_GDP_ACC_TWIN,)),
+    Claim("EXT-GDPAccumulator", "boundary-probe", Quantity.HOCKEY_STICK,
+          "GDP accumulator through its filter under requests just above, then at, its "
+          "remaining mu^2", _gdp_acc(_probe_gaussian(2.25), _PROBED), (_GDP_ACC_TWIN,)),
 )
 
 
