@@ -93,7 +93,8 @@ def first_passage(precision: float, epsilon: float) -> float:
 
 
 def _run(claim_ids: list[str], profile: str) -> dict[str, runner.TestResult]:
-    return {cid: runner.evaluate(REGISTRY[cid].build(profile), 0, cid) for cid in claim_ids}
+    return {cid: runner.evaluate(REGISTRY[cid].setup(profile), 0, cid, profile=profile)
+            for cid in claim_ids}
 
 
 def _claims_of(spec_id: str, module: ModuleType) -> list[str]:

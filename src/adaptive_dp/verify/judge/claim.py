@@ -7,8 +7,9 @@ the number of samples and the orders of the neighbouring pair to test. A
 :class:`Twin` (negative control) has the same shape; it is caught iff its verdict is
 violated. Samples per order (:func:`samples_for`) are the smallest n whose detectable
 ratio meets the profile's target (:data:`adaptive_dp.verify.judge.verdicts.TARGETS`, see
-:func:`adaptive_dp.verify.judge.estimators.required_samples`) times :data:`SAFETY`; the
-profile is the one the runner builds the setup for (:func:`sized_for`). Twins keep the
+:func:`adaptive_dp.verify.judge.estimators.required_samples`) times :data:`SAFETY`, for
+the profile a setup is built for: ``Claim.setup(profile)`` (what the runner judges) builds
+inside :func:`sized_for`; a bare ``build`` outside it sizes for quick. Twins keep the
 scenario and the sample sizes of the quick profile under "full" too: they are negative
 controls, and their scenarios are chosen so that the true value is at least twice their
 claim, which the quick target detects with probability at least 0.95.
@@ -140,6 +141,11 @@ class Twin:
     build: Callable[[str], Setup]
     spec_id: str | None = None
 
+    def setup(self, profile: str) -> Setup:
+        """The scenario of ``profile``, sized as every twin is: for the quick target."""
+        with sized_for("quick"):
+            return self.build(profile)
+
 
 @dataclass(frozen=True, slots=True)
 class Claim:
@@ -155,6 +161,11 @@ class Claim:
     @property
     def id(self) -> str:
         return f"{self.spec_id}/{self.scenario}"
+
+    def setup(self, profile: str) -> Setup:
+        """The setup of ``profile``, sized for its target (what the runner judges)."""
+        with sized_for(profile):
+            return self.build(profile)
 
 
 @contextmanager

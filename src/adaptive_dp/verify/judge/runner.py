@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from adaptive_dp.verify.judge.claim import Claim, Setup, sized_for
+from adaptive_dp.verify.judge.claim import Claim, Setup
 from adaptive_dp.verify.judge.distributed import Pool, completed
 from adaptive_dp.verify.judge.estimators import (
     Estimate,
@@ -229,8 +229,7 @@ def _judged_as(twin: bool, profile: str) -> str:
 
 
 def _build(claim: Claim, twin: int | None, profile: str) -> Setup:
-    with sized_for(_judged_as(twin is not None, profile)):
-        return (claim if twin is None else claim.twins[twin]).build(profile)
+    return (claim if twin is None else claim.twins[twin]).setup(profile)
 
 
 def run_claim(claim: Claim, profile: str = "quick", seed: int = 0) -> ClaimResult:
