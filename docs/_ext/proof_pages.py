@@ -42,7 +42,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from adaptive_dp.catalogue.items import SpecItem, item, load_catalogue
 from adaptive_dp.catalogue.proofs import Proof, load_proof, proof_ids
-from adaptive_dp.cli.proof import _report as step_report  # the report `proof --json` prints
+from adaptive_dp.cli.proof import proof_report as step_report  # what `proof --json` prints
 from adaptive_dp.verify.registry import REGISTRY
 
 PAGES = DOCS / "proofs"

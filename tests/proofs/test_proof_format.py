@@ -270,3 +270,59 @@ def test_loop_data_is_followed_but_headers_are_not_mutated() -> None:
     assert any("literal 3" in text for text in descriptions)  # reached through 'table'
     assert not any("literal 5 ->" in text and "line 6" in text for text in descriptions)
     assert mutation_report(step).survivors == ()
+
+
+def test_an_example_step_runs_but_is_not_counted() -> None:
+    text = _proof(
+        """\
+        1. [example] a worked instance (uses: R23-Lem2.2)
+
+           ```python
+           from mpmath import mp
+
+           def check() -> bool:
+               return mp.mpf(2) + 2 == 4
+           ```
+
+        2. [example] an instance without its code
+        """
+    )
+    with pytest.raises(ProofFormatError, match="exactly one python block"):
+        parse_proof(text)
+    proof = parse_proof(text.split("2. [example]")[0])
+    (step,) = proof.steps
+    assert step.kind == "example" and not step.is_checked
+    assert proof.checked_steps == () and proof.checked_share == 0.0
+    assert run_check(step)
+
+
+def test_thresholds_written_as_strings_are_mutated() -> None:
+    step = _step(
+        """\
+        from mpmath import mp
+        import sympy as sp
+
+        def check() -> bool:
+            x = mp.exp(mp.mpf("0.5"))
+            return x - mp.mpf("1") <= mp.mpf("0.65") and sp.Rational("7/2") > 3
+        """
+    )
+    sources = [mutant.source for mutant in mutants(step)]
+    assert any("mp.mpf('2')" in source for source in sources)
+    assert any("mp.mpf('1.65')" in source for source in sources)
+    assert any("sp.Rational('9/2')" in source for source in sources)
+    # a string inside another call's argument is a sample point: never mutated
+    assert all("mp.exp(mp.mpf('0.5'))" in source for source in sources)
+
+
+def test_a_loose_threshold_survives() -> None:
+    step = _step(
+        """\
+        from mpmath import mp
+
+        def check() -> bool:
+            return mp.exp(mp.mpf("0.5")) <= mp.mpf("10")
+        """
+    )
+    survivors = [mutant.description for mutant in mutation_report(step).survivors]
+    assert survivors == ["line 4: threshold '10' -> +1"]

@@ -2,8 +2,9 @@
 
 ``adaptive-dp proof ID`` runs every check of ``proofs/ID.md`` and prints each step with its
 status: ``checked-pass``, ``checked-FAIL``, ``restatement`` (a check that asserts nothing,
-not counted) or ``argument`` (prose). ``--mutants`` also runs the mutation test of every
-checked step. ``adaptive-dp proof --list`` lists the shipped proofs with their step counts
+not counted), ``example-pass``/``example-FAIL`` (a worked instance: it runs, but carries
+no inference and is not counted) or ``argument`` (prose). ``--mutants`` also runs the
+mutation test of every checked step. ``adaptive-dp proof --list`` lists the shipped proofs with their step counts
 and checked share. ``--json`` prints JSON instead. Exit status: 0 if every check passes
 (and, with ``--mutants``, no mutant survives), 1 otherwise, 2 for an unknown id.
 """
@@ -44,6 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _step_status(step: Step) -> tuple[str, str]:
     if step.kind == "argument":
         return "argument", ""
+    if step.kind == "example":
+        result = evaluate_check(step)
+        return ("example-pass" if result.passed else "example-FAIL"), result.detail
     reason = trivial_reason(step)
     if reason is not None:
         return "restatement", reason
@@ -75,7 +79,9 @@ def _listing(as_json: bool) -> int:
     return 0
 
 
-def _report(proof: Proof, mutants: bool) -> dict[str, Any]:
+def proof_report(proof: Proof, mutants: bool) -> dict[str, Any]:
+    """What ``adaptive-dp proof ID --json`` prints: the proof's sections and each step's
+    status (and, with ``mutants``, its mutation result); the docs' proof pages render it."""
     steps: list[dict[str, Any]] = []
     for step in proof.steps:
         status, detail = _step_status(step)
@@ -114,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
         proof = load_proof(args.id)
     except ProofNotFoundError as error:
         raise UsageError(str(error)) from error
-    report = _report(proof, args.mutants)
+    report = proof_report(proof, args.mutants)
     failed = any(
-        step["status"] == "checked-FAIL" or step.get("survivors") for step in report["steps"]
+        step["status"].endswith("-FAIL") or step.get("survivors") for step in report["steps"]
     )
     if args.json:
         json.dump(report, sys.stdout, indent=2)
@@ -130,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     for step in report["steps"]:
         tag = step["kind"] if step["kind"] == "argument" else f"{step['kind']}: {step['status']}"
         print(f"{step['number']}. [{tag}] {step['text']}")
-        if step["status"] not in ("argument", "checked-pass"):
+        if step["status"] not in ("argument", "checked-pass", "example-pass"):
             print(f"   -> {step['detail']}")
         if "mutants" in step:
             survivors = step["survivors"]

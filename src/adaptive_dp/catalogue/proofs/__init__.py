@@ -10,6 +10,7 @@ from adaptive_dp.catalogue.proofs.mutants import (
     trivial_reason,
 )
 from adaptive_dp.catalogue.proofs.parser import (
+    CHECKED_KINDS,
     Proof,
     ProofFormatError,
     ProofNotFoundError,
@@ -29,6 +30,7 @@ from adaptive_dp.catalogue.proofs.sandbox import (
 
 __all__ = [
     "ALLOWED_MODULES",
+    "CHECKED_KINDS",
     "CheckResult",
     "Mutant",
     "MutationReport",

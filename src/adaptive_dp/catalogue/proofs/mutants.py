@@ -42,6 +42,8 @@ import ast
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Final
 
 from adaptive_dp.catalogue.proofs.parser import ProofFormatError, Step
@@ -61,6 +63,9 @@ MUTANT_TIMEOUT_FACTOR: Final = 10.0
 MUTANT_TIMEOUT_MIN: Final = 2.0
 MUTANT_TIMEOUT_MAX: Final = 20.0
 _ABS_NAMES: Final = frozenset({"abs", "fabs", "Abs"})
+_NUMBER_FROM_TEXT: Final = frozenset(
+    {"mpf", "Rational", "Float", "S", "sympify", "Integer", "mpmathify"}
+)
 
 
 
@@ -71,6 +76,32 @@ def _is_abs_call(node: ast.expr) -> bool:
     if isinstance(func, ast.Name):
         return func.id in _ABS_NAMES
     return isinstance(func, ast.Attribute) and func.attr in _ABS_NAMES
+
+
+def _number_text(node: ast.AST) -> str | None:
+    """The string of ``mpf("c")``-like calls (rule 4's thresholds), if it spells a number."""
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return None
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    argument = node.args[0]
+    if name not in _NUMBER_FROM_TEXT or not isinstance(argument, ast.Constant):
+        return None
+    if not isinstance(argument.value, str):
+        return None
+    try:
+        Fraction(argument.value.strip())
+    except (ValueError, ZeroDivisionError):
+        return None
+    return argument.value
+
+
+def _plus_one(text: str) -> str:
+    """``text`` + 1, spelled as ``text`` was (a fraction stays a fraction)."""
+    if "/" in text:
+        value = Fraction(text.strip()) + 1
+        return f"{value.numerator}/{value.denominator}"
+    return str(Decimal(text.strip()) + 1)
 
 
 def _is_tol(node: ast.AST) -> bool:
@@ -110,7 +141,7 @@ _SYMBOL: Final[dict[type[ast.AST], str]] = {
 @dataclass(frozen=True, slots=True)
 class _Site:
     index: int  # position of the node in ast.walk order of the module
-    operator: str  # "literal" | "binop" | "pow" | "usub" | "augassign" | "compare"
+    operator: str  # "literal" | "threshold" | "binop" | "pow" | "usub" | "augassign" | "compare"
     position: int  # comparison operator index, else 0
     description: str
 
@@ -184,6 +215,24 @@ def _region_sites(tree: ast.Module, check: ast.FunctionDef) -> list[_Site]:
             if isinstance(node, ast.Name):
                 follow(node.id)
 
+    def thresholds(node: ast.AST) -> None:
+        # rule 4: numbers written as strings standing as (part of) a side of a comparison
+        if id(node) in threshold_seen:
+            return
+        threshold_seen.add(id(node))
+        text = _number_text(node)
+        if text is not None:
+            assert isinstance(node, ast.Call)
+            argument = node.args[0]
+            add(argument, "threshold", f"line {node.lineno}: threshold {text!r} -> +1")
+        elif isinstance(node, ast.BinOp) and not (_is_tol(node.left) or _is_tol(node.right)):
+            thresholds(node.left)
+            thresholds(node.right)
+        elif isinstance(node, ast.UnaryOp):
+            thresholds(node.operand)
+
+    threshold_seen: set[int] = set()
+
     def visit(node: ast.AST) -> None:
         if id(node) in visited:
             return
@@ -223,6 +272,7 @@ def _region_sites(tree: ast.Module, check: ast.FunctionDef) -> list[_Site]:
             for operand in operands:
                 if abs_side and not _is_abs_call(operand):
                     continue  # a tolerance
+                thresholds(operand)
                 visit(operand)
             return
         if isinstance(node, ast.Call):
@@ -264,6 +314,9 @@ class _Apply(ast.NodeTransformer):
         if self._target(node) and self.site.operator == "literal":
             assert isinstance(value, int | float | complex)
             return ast.copy_location(ast.Constant(value + 1), node)
+        if self._target(node) and self.site.operator == "threshold":
+            assert isinstance(value, str)
+            return ast.copy_location(ast.Constant(_plus_one(value)), node)
         return node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:

@@ -27,6 +27,10 @@ A proof lives in ``proofs/<id>.md`` (shipped in the wheel, found through
 
     2. [argument] <prose a reviewer reads> (uses: ...)
 
+    3. [example] <a worked instance, or a check of a value against the equation it was
+       solved from>, with one python block like a checked step: it runs and shows its
+       status, but it carries no inference and does not count as a checked step.
+
 Further ``##`` sections (notes, references) may follow the proof; they end the step list.
 """
 
@@ -40,6 +44,7 @@ from adaptive_dp.errors import AdaptiveDPError
 from adaptive_dp.resources import data_dir
 
 __all__ = [
+    "CHECKED_KINDS",
     "Proof",
     "ProofFormatError",
     "ProofNotFoundError",
@@ -51,7 +56,9 @@ __all__ = [
     "proof_ids",
 ]
 
-StepKind = Literal["algebra", "numeric", "argument"]
+StepKind = Literal["algebra", "numeric", "example", "argument"]
+CHECKED_KINDS = ("algebra", "numeric")
+
 
 class ProofFormatError(AdaptiveDPError, ValueError):
     """A proof file (or a check block) does not follow the documented format."""
@@ -80,10 +87,10 @@ class Step:
 
     @property
     def is_checked(self) -> bool:
-        """An algebra/numeric step whose relation is not a restatement."""
+        """An algebra/numeric step whose relation is not a restatement (examples never are)."""
         from adaptive_dp.catalogue.proofs.mutants import trivial_reason  # the tester reads Step
 
-        return self.kind != "argument" and trivial_reason(self) is None
+        return self.kind in CHECKED_KINDS and trivial_reason(self) is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +227,7 @@ def _parse_steps(proof_id: str, numbered: list[tuple[int, str]]) -> list[Step]:
         where = f"{proof_id} step {item.number} (line {item.line})"
         if item.number != expected:
             raise ProofFormatError(f"{where}: expected step number {expected}")
-        if item.kind not in ("algebra", "numeric", "argument"):
+        if item.kind not in ("algebra", "numeric", "example", "argument"):
             raise ProofFormatError(f"{where}: unknown step kind {item.kind!r}")
         kind: StepKind = item.kind  # type: ignore[assignment]  # checked on the line above
         text = " ".join(part for part in item.text if part).strip()
