@@ -5,8 +5,9 @@ status: ``checked-pass``, ``checked-FAIL``, ``restatement`` (a check that assert
 not counted), ``example-pass``/``example-FAIL`` (a worked instance: it runs, but carries
 no inference and is not counted) or ``argument`` (prose). ``--mutants`` also runs the
 mutation test of every checked step. ``adaptive-dp proof --list`` lists the shipped proofs
-with their step counts and checked share. ``--json`` prints JSON instead. Exit status: 0 if every check passes
-(and, with ``--mutants``, no mutant survives), 1 otherwise, 2 for an unknown id.
+with their step counts and checked share. ``--json`` prints JSON instead. Exit status: 0
+if every check passes (and, with ``--mutants``, no mutant survives), 1 otherwise, 2 for an
+unknown id.
 """
 
 from __future__ import annotations
