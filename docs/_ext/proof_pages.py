@@ -207,7 +207,8 @@ class ProofPart(MarkdownDirective):
                 nodes.strong(f"{step.number}.", f"{step.number}."),
                 nodes.Text(" "),
                 nodes.inline(status["status"], status["status"], classes=["proof-step-status"]),
-                nodes.Text(f" [{step.kind}] "),
+                # an argument's status is its kind: "argument [argument]" said it twice
+                nodes.Text(" " if step.kind == "argument" else f" [{step.kind}] "),
                 *self._inline(step.text),
             )
             box = nodes.container("", head, classes=["proof-step", f"status-{status['status']}"])

@@ -127,3 +127,18 @@ def test_search_finds_a_spec_id(browser: WebDriver, base_url: str) -> None:
     pages = [a.get_attribute("href") or "" for li in results
              for a in li.find_elements(By.TAG_NAME, "a")]
     assert any(page.split("#")[0].endswith("spec-catalogue.html") for page in pages), pages
+
+
+@pytest.mark.parametrize("tutorial", ["filters-and-odometers", "composition-and-conversions"])
+def test_tutorial_shows_its_figures_and_claim_run(
+    browser: WebDriver, base_url: str, tutorial: str
+) -> None:
+    _open(browser, f"{base_url}/tutorials/{tutorial}.html", f"tutorial_{tutorial}")
+    assert _typeset(browser) >= 1
+    figures = browser.find_elements(By.CSS_SELECTOR, "article img")
+    assert figures, "no figure on the page"
+    WebDriverWait(browser, TIMEOUT).until(lambda d: all(
+        d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img)
+        for img in figures))
+    text = browser.find_element(By.TAG_NAME, "article").text
+    assert "holds" in text and "Traceback" not in text  # the executed claim run's verdicts
