@@ -306,7 +306,7 @@ class Errata(MarkdownDirective):
                 lines.extend([f"Valid form: {spec_ref(valid)}.", ""])
             if entry.twin:
                 lines.extend([f"Negative control: {{py:obj}}`{entry.twin}`.", ""])
-            lines.append("Registered twins refuting it (committed full run):")
+            lines.append("Registered twins refuting it (committed quick and full runs):")
             lines.append("")
             lines.extend(
                 f"- claim `{claim_id}`, twin `{name}`: {twin_verdict(claim_id, name)}"

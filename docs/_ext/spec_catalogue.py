@@ -39,10 +39,13 @@ from adaptive_dp.resources import data_dir
 from adaptive_dp.verify.registry import REGISTRY
 
 DOCS = Path(__file__).resolve().parent.parent
-FULL_RUN = DOCS / "results" / "verify-full.json"
-"""The committed full verification run: the verdicts the pages show."""
-
-NOT_IN_RUN = "not in the committed full run"
+RUNS = {
+    "quick": DOCS / "results" / "verify-quick.json",
+    "full": DOCS / "results" / "verify-full.json",
+}
+"""The committed verification runs whose verdicts the pages show: ``verify --quick`` of the
+current registry (refreshed with every change of the registry) and the last ``verify --full``
+(hours on two cores, rerun less often: a claim added since shows as not in it)."""
 
 
 def _escape(text: str) -> str:
@@ -76,36 +79,53 @@ def proof_stem(entry: SpecItem) -> str | None:
     return stem if stem in shipped_proofs() else None
 
 
-@lru_cache(maxsize=1)
-def committed_claims() -> dict[str, dict[str, Any]]:
-    """Claim id -> its record in the committed full run (empty if the file is absent)."""
-    if not FULL_RUN.is_file():
+@lru_cache(maxsize=2)
+def committed_claims(run: str) -> dict[str, dict[str, Any]]:
+    """Claim id -> its record in the committed ``run`` (empty if the file is absent)."""
+    path = RUNS[run]
+    if not path.is_file():
         return {}
-    run = json.loads(FULL_RUN.read_text(encoding="utf-8"))
-    return {record["id"]: record for record in run["claims"]}
+    return {record["id"]: record for record in json.loads(path.read_text("utf-8"))["claims"]}
+
+
+def _twin_text(twin: dict[str, Any] | None) -> str:
+    if twin is None:
+        return "not run"
+    return f"{'caught' if twin['caught'] else 'NOT caught'} ({twin['verdict']})"
 
 
 def twin_verdict(claim_id: str, twin_name: str) -> str:
-    """``caught (violated)``-style text of one twin's committed verdict."""
-    record = committed_claims().get(claim_id)
-    twins = {} if record is None else {t["name"]: t for t in record["twins"]}
-    twin = twins.get(twin_name)
-    if twin is None:
-        return NOT_IN_RUN
-    caught = "caught" if twin["caught"] else "NOT caught"
-    return f"{caught} ({twin['verdict']})"
+    """``quick: caught (violated); full: caught (violated)``: one twin's committed verdicts."""
+    parts = []
+    for run in RUNS:
+        record = committed_claims(run).get(claim_id)
+        twins = {} if record is None else {t["name"]: t for t in record["twins"]}
+        parts.append(f"{run}: {_twin_text(twins.get(twin_name))}")
+    return "; ".join(parts)
+
+
+def claim_verdict(claim_id: str) -> str:
+    """``quick: holds (detects x2); full: holds (detects x1.25)``, or "not run"."""
+    parts = []
+    for run in RUNS:
+        record = committed_claims(run).get(claim_id)
+        if record is None:
+            parts.append(f"{run}: not run")
+            continue
+        ratio = record.get("detectable_ratio")
+        detects = f" (detects x{ratio:.3g})" if isinstance(ratio, float) else ""
+        parts.append(f"{run}: {record['verdict']}{detects}")
+    return "; ".join(parts)
 
 
 def claim_lines(claim_ids: tuple[str, ...]) -> list[str]:
-    """Markdown bullets: each claim with its committed verdict and its twins'."""
+    """Markdown bullets: each claim with its committed verdicts, and its twins'."""
     lines: list[str] = []
     for claim_id in claim_ids:
-        record = committed_claims().get(claim_id)
-        verdict = NOT_IN_RUN if record is None else record["verdict"]
         claim = REGISTRY.get(claim_id)
         names = () if claim is None else tuple(twin.name for twin in claim.twins)
-        twins = "; ".join(f"`{name}` {twin_verdict(claim_id, name)}" for name in names)
-        lines.append(f"- `{claim_id}`: {verdict}" + (f"; twins: {twins}" if twins else ""))
+        lines.append(f"- `{claim_id}`: {claim_verdict(claim_id)}")
+        lines.extend(f"  - twin `{name}`: {twin_verdict(claim_id, name)}" for name in names)
     return lines
 
 
@@ -122,7 +142,7 @@ def item_links(entry: SpecItem, *, with_proof: bool = True) -> list[str]:
     if entry.twin:
         lines.append(f"- twin: {{py:obj}}`{entry.twin}`")
     if entry.claims:
-        lines.append("- claims (verdicts of the committed full run):")
+        lines.append("- claims (verdicts of the committed quick and full runs):")
         lines.extend("  " + line for line in claim_lines(entry.claims))
     if entry.tested_by:
         lines.append("- tests: " + ", ".join(f"`{path}`" for path in entry.tested_by))
@@ -172,8 +192,9 @@ class MarkdownDirective(SphinxDirective):
             self.env.note_dependency(str(toml))
         for proof in sorted(Path(str(data_dir("proofs"))).glob("*.md")):
             self.env.note_dependency(str(proof))
-        if FULL_RUN.is_file():
-            self.env.note_dependency(str(FULL_RUN))
+        for path in RUNS.values():
+            if path.is_file():
+                self.env.note_dependency(str(path))
 
 
 class SpecItems(MarkdownDirective):
