@@ -7,6 +7,7 @@ Dask ``LocalCluster`` (one for the module, reached through ``scheduler`` and ``r
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -54,15 +55,16 @@ def test_serial_rows_are_certified(serial: tuple[Row, ...]) -> None:
 
 
 def test_process_pool_is_bit_identical(serial: tuple[Row, ...]) -> None:
-    rows = run_experiment(SIZES, trials=5, seed=3, chunk=2, workers=2, pool="process")
+    rows = run_experiment(SIZES, trials=5, seed=3, chunk=2, shard=partial(
+        completed, workers=2, pool="process"))
     assert _bits(rows) == _bits(serial)
 
 
 @needs_dask
 def test_local_cluster_is_bit_identical(serial: tuple[Row, ...], scheduler: str) -> None:
     labels: list[str] = []
-    rows = run_experiment(SIZES, trials=5, seed=3, chunk=2, scheduler=scheduler,
-                          progress=labels.append)
+    rows = run_experiment(SIZES, trials=5, seed=3, chunk=2, progress=labels.append,
+                          shard=partial(completed, scheduler=scheduler))
     assert _bits(rows) == _bits(serial)
     assert sorted(labels) == sorted(f"n={n} batch {c}" for n in SIZES for c in range(3))
 

@@ -14,7 +14,7 @@ over processes or a Dask cluster without changing a bit of the result.
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -30,7 +30,6 @@ from adaptive_dp.applications.relative_error import (
     run_method,
 )
 from adaptive_dp.errors import InsufficientBudgetError, ParameterError
-from adaptive_dp.verify.judge.distributed import Pool, completed
 
 __all__ = [
     "CHUNK",
@@ -41,6 +40,7 @@ __all__ = [
     "Batch",
     "BatchResult",
     "Row",
+    "Shard",
     "batch_count",
     "batch_histograms",
     "batch_streams",
@@ -155,6 +155,20 @@ def run_batch(batch: Batch) -> BatchResult:
     return BatchResult(tuple(outcomes), tuple(certified))
 
 
+Shard = Callable[[Callable[[Batch], BatchResult], Sequence[Batch]],
+                 Iterable[tuple[int, BatchResult]]]
+"""Where the batches run: called with :func:`run_batch` and the batches, it yields
+``(index, result)`` for every batch, in any order (for example
+``adaptive_dp.verify.judge.distributed.completed`` with its ``workers`` or ``scheduler``,
+which the command line hands in: applications never import the judge)."""
+
+
+def _in_order(function: Callable[[Batch], BatchResult],
+              batches: Sequence[Batch]) -> Iterable[tuple[int, BatchResult]]:
+    """The default :data:`Shard`: every batch in this process, in order."""
+    return ((index, function(batch)) for index, batch in enumerate(batches))
+
+
 def _chunks(trials: int, chunk: int) -> list[int]:
     """The trials of each chunk: ``chunk`` each, the last one the rest."""
     return [min(chunk, trials - start) for start in range(0, trials, chunk)]
@@ -175,9 +189,7 @@ def run_experiment(
     certify: bool = True,
     progress: Callable[[str], None] | None = None,
     *,
-    workers: int = 1,
-    scheduler: str | None = None,
-    pool: Pool = "auto",
+    shard: Shard = _in_order,
     chunk: int = CHUNK,
 ) -> tuple[Row, ...]:
     """R23-SyntheticExperiment (reconstructed; R23 section 7.2 and its Figure 3): run both
@@ -191,12 +203,10 @@ def run_experiment(
     from streams of node (i, c) of ``numpy.random.SeedSequence(seed)``'s spawn tree
     (:func:`batch_streams`), so both methods see the same histograms, and a trial's
     histogram depends only on the seed, i, c and its place in the batch.  Rows are reduced
-    in a fixed order (size, method, batch), so the result is the same whether the batches
-    run in this process (``workers=1``), on ``workers`` local processes (a Dask
-    ``LocalCluster`` when ``dask.distributed`` is importable, else a process pool;
-    ``pool`` forces one) or on the Dask cluster at ``scheduler``
-    (:func:`adaptive_dp.verify.judge.distributed.completed`).  ``progress`` is called
-    with a label after each batch.
+    in a fixed order (size, method, batch), so the result is the same wherever ``shard``
+    runs the batches (by default in this process, in order; the command line's
+    ``--workers`` and ``--scheduler`` hand in a process pool or a Dask cluster).
+    ``progress`` is called with a label after each batch.
     """
     if trials < 1:
         raise ParameterError("trials", trials, "an integer >= 1")
@@ -211,8 +221,7 @@ def run_experiment(
     batches = [Batch(seed, i, int(size), c, n, s, exponent, domain, certify)
                for i, size in enumerate(sizes) for c, n in enumerate(counts)]
     results: dict[int, BatchResult] = {}
-    for index, result in completed(run_batch, batches, workers=workers,
-                                   scheduler=scheduler, pool=pool):
+    for index, result in shard(run_batch, batches):
         results[index] = result
         if progress is not None:
             b = batches[index]

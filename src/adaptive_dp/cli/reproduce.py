@@ -36,6 +36,7 @@ from adaptive_dp.applications.relative_error import Settings
 from adaptive_dp.cli import UsageError
 from adaptive_dp.cli._progress import progress
 from adaptive_dp.cli._workers import add_flags, check, reaching
+from adaptive_dp.verify.judge.distributed import completed
 
 NAME = "reproduce"
 HELP = "reproduce an experiment (relative-error: R23 section 7.2, Figure 3)"
@@ -101,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
             rows = run_experiment(sizes, trials, args.seed, settings,
                                   certify=not args.no_certify,
                                   progress=lambda label: bar.update(1),
-                                  workers=args.workers, scheduler=args.scheduler)
+                                  shard=lambda function, batches: completed(
+                                      function, batches, workers=args.workers,
+                                      scheduler=args.scheduler))
     finally:
         bar.close()
     write_csv(rows, out / "relative-error.csv")
