@@ -102,8 +102,8 @@ def _certify(outcome: Outcome, settings: Settings) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """Chunk number ``chunk`` (``trials`` trials) of sample size number ``size_index``
-    (``size`` users): all a worker needs."""
+    """One batch of R23-SyntheticExperiment: chunk number ``chunk`` (``trials`` trials)
+    of sample size number ``size_index`` (``size`` users); all a worker needs."""
 
     seed: int
     size_index: int
@@ -127,23 +127,25 @@ class BatchResult:
 
 
 def batch_streams(seed: int, size_index: int, chunk: int) -> list[np.random.SeedSequence]:
-    """The streams of batch (``size_index``, ``chunk``): node (size_index, chunk) of
-    ``SeedSequence(seed)``'s spawn tree, spawning the data stream, then one stream per
-    method (:data:`METHODS` order)."""
+    """The streams of batch (``size_index``, ``chunk``) of R23-SyntheticExperiment: node
+    (size_index, chunk) of ``SeedSequence(seed)``'s spawn tree spawns the data stream,
+    then one stream per method (:data:`METHODS` order)."""
     node = np.random.SeedSequence(seed, spawn_key=(size_index, chunk))
     return node.spawn(1 + len(METHODS))
 
 
 def batch_histograms(batch: Batch) -> NDArray[np.int64]:
-    """The batch's ``trials`` Zipf histograms (both methods run on them)."""
+    """The batch's ``trials`` Zipf histograms (R23-SyntheticExperiment's data; both
+    methods run on them)."""
     data = batch_streams(batch.seed, batch.size_index, batch.chunk)[0]
     return zipf_histograms(batch.size, batch.trials, np.random.default_rng(data),
                            batch.domain, batch.exponent)
 
 
 def run_batch(batch: Batch) -> BatchResult:
-    """Run both methods on the batch's histograms, each with its own stream, and replay
-    the transcripts (in any process: everything comes from the batch)."""
+    """R23-SyntheticExperiment on one batch: both methods on the batch's histograms, each
+    with its own stream, and the certified replay of every transcript (in any process:
+    everything comes from the batch)."""
     histograms = batch_histograms(batch)
     _, *method_seqs = batch_streams(batch.seed, batch.size_index, batch.chunk)
     outcomes: list[Outcome] = []
