@@ -45,8 +45,9 @@ def test_run_experiment_is_reproducible_and_certified() -> None:
         ("brownian", 100_000)]
     assert all(r.certified and r.trials == 3 for r in a)
     labels: list[str] = []
-    run_experiment((10_000,), trials=1, seed=1, certify=False, progress=labels.append)
-    assert labels == ["doubling n=10000", "brownian n=10000"]
+    run_experiment((10_000,), trials=3, seed=1, certify=False, progress=labels.append,
+                   chunk=2)
+    assert labels == ["n=10000 batch 0", "n=10000 batch 1"]
 
 
 def test_run_experiment_rejects() -> None:
@@ -54,6 +55,10 @@ def test_run_experiment_rejects() -> None:
         run_experiment((10,), trials=0)
     with pytest.raises(ParameterError):
         run_experiment((), trials=1)
+    with pytest.raises(ParameterError):
+        run_experiment((10,), trials=1, chunk=0)
+    with pytest.raises(ParameterError):
+        run_experiment((10,), trials=1, seed=-1)
 
 
 def test_csv_round_trip_and_plot(tmp_path: Path) -> None:

@@ -40,6 +40,9 @@ def test_sizes_and_no_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     ["reproduce", "relative-error", "--trials", "0"],
     ["reproduce", "relative-error", "--sizes", "-5", "--trials", "1"],
     ["reproduce", "nothing"],
+    ["reproduce", "relative-error", "--trials", "1", "--sizes", "10", "--workers", "0"],
+    ["reproduce", "relative-error", "--trials", "1", "--sizes", "10", "--scheduler", "no-port"],
+    ["reproduce", "relative-error", "--trials", "1", "--sizes", "10", "--seed", "-1"],
 ])
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str],
                              tmp_path: Path) -> None:
@@ -49,4 +52,4 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
         code = exit_.code  # type: ignore[assignment]
     assert code == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and err.strip()
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1

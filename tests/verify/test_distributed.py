@@ -105,7 +105,7 @@ def test_verify_json_same_on_a_process_pool(capsys: pytest.CaptureFixture[str],
 
 
 def test_scheduler_without_dask_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("adaptive_dp.cli.verify.dask_available", lambda: False)
+    monkeypatch.setattr("adaptive_dp.cli._workers.dask_available", lambda: False)
     assert main(["verify", "--only", IDS[0], "--scheduler", "tcp://127.0.0.1:1"]) == 2
 
 

@@ -1,13 +1,18 @@
 """``adaptive-dp reproduce relative-error [--trials N] [--sizes ...] [--out DIR] [--seed S]
-[--quick]``: R23 section 7.2's Figure 3 on synthetic Zipf data (results returned and
-precision against sample size, doubling method with R23-Thm2 versus Brownian noise
-reduction with R23-Thm6).
+[--quick] [--workers N | --scheduler ADDRESS]``: R23 section 7.2's Figure 3 on synthetic
+Zipf data (results returned and precision against sample size, doubling method with
+R23-Thm2 versus Brownian noise reduction with R23-Thm6).
 
 Writes ``relative-error.csv``, ``relative-error.png`` (matplotlib, imported lazily: the
 ``plot`` extra) and ``command.txt`` (command, seed, settings, adaptive_dp version) into
-``--out``; prints the table.  A progress bar on standard error when it is a terminal.
-Every trial's transcript is replayed through its
+``--out``; prints the table.  A progress bar on standard error when it is a terminal,
+one tick per batch of trials. Every trial's transcript is replayed through its
 filter's certified path (``--no-certify`` skips it).
+
+``--workers N`` shards the batches of trials over N local processes (a Dask
+``LocalCluster`` with the ``dask`` extra, else a process pool), ``--scheduler ADDRESS``
+over an existing Dask cluster; every batch is seeded from (seed, sample-size index, batch
+index) alone, so the CSV is the same bit for bit (docs/design.md, random seeds).
 """
 
 from __future__ import annotations
@@ -22,13 +27,16 @@ from adaptive_dp.applications.experiment import (
     SIZES,
     ZIPF_EXPONENT,
     Row,
+    batch_count,
     plot,
     run_experiment,
     write_csv,
 )
-from adaptive_dp.applications.relative_error import METHODS, Settings
+from adaptive_dp.applications.relative_error import Settings
 from adaptive_dp.cli import UsageError
 from adaptive_dp.cli._progress import progress
+from adaptive_dp.cli._workers import add_flags, check, reaching
+from adaptive_dp.verify.judge.distributed import completed
 
 NAME = "reproduce"
 HELP = "reproduce an experiment (relative-error: R23 section 7.2, Figure 3)"
@@ -51,6 +59,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-plot", action="store_true", help="write the CSV only")
     parser.add_argument("--no-certify", action="store_true",
                         help="skip the certified replay of every transcript")
+    add_flags(parser, "batches of trials")
 
 
 def format_rows(rows: tuple[Row, ...]) -> str:
@@ -72,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--trials={trials} is not allowed: expected at least 1")
     if any(s < 0 for s in sizes):
         raise UsageError(f"--sizes {sizes}: sample sizes must be >= 0")
+    check(args)
     if not args.no_plot:
         try:
             import matplotlib  # noqa: F401
@@ -86,11 +96,15 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise UsageError(f"cannot create {args.out}: {error}") from None
     settings = Settings()
-    bar = progress(len(sizes) * len(METHODS), "cell")
+    bar = progress(batch_count(sizes, trials), "batch")
     try:
-        rows = run_experiment(sizes, trials, args.seed, settings,
-                              certify=not args.no_certify,
-                              progress=lambda label: bar.update(1))
+        with reaching(args):
+            rows = run_experiment(sizes, trials, args.seed, settings,
+                                  certify=not args.no_certify,
+                                  progress=lambda label: bar.update(1),
+                                  shard=lambda function, batches: completed(
+                                      function, batches, workers=args.workers,
+                                      scheduler=args.scheduler))
     finally:
         bar.close()
     write_csv(rows, out / "relative-error.csv")
@@ -111,7 +125,9 @@ def _write_command(path: Path, args: argparse.Namespace, sizes: tuple[int, ...],
     lines = [
         "adaptive-dp reproduce relative-error --trials "
         f"{trials} --sizes {' '.join(map(str, sizes))} --seed {args.seed}"
-        + (" --no-certify" if args.no_certify else ""),
+        + (" --no-certify" if args.no_certify else "")
+        + (f" --workers {args.workers}" if args.workers != 1 else "")
+        + (f" --scheduler {args.scheduler}" if args.scheduler is not None else ""),
         f"seed: {args.seed}",
         f"adaptive_dp version: {__version__}",
         f"settings: epsilon={settings.epsilon}, delta={settings.delta}, "

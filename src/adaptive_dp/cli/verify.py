@@ -18,7 +18,7 @@ import json
 
 from adaptive_dp.cli import UsageError
 from adaptive_dp.cli._progress import progress
-from adaptive_dp.verify.judge.distributed import dask_available
+from adaptive_dp.cli._workers import add_flags, check, reaching
 from adaptive_dp.verify.judge.report import report, to_json
 from adaptive_dp.verify.judge.runner import ClaimResult, run_claims, select
 from adaptive_dp.verify.judge.verdicts import Verdict
@@ -41,19 +41,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
                         help="JSON to standard output, or to FILE")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="local processes to shard the path batches across: a Dask "
-                             "LocalCluster with the dask extra, else a process pool "
-                             "(default 1: this process); results do not depend on it")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="run the batches on the Dask cluster at ADDRESS "
-                             "(needs the dask extra; --workers is ignored)")
+    add_flags(parser, "path batches")
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.workers < 1:
-        raise UsageError(f"--workers={args.workers} is not allowed: expected at least 1")
+    check(args)
     try:
         ids = select(REGISTRY, args.only)
     except KeyError as error:
@@ -70,15 +63,10 @@ def run(args: argparse.Namespace) -> int:
         bar.set_postfix_str(result.claim_id, refresh=False)
         bar.update(1)
 
-    if args.scheduler is not None and not dask_available():
-        raise UsageError("--scheduler needs Dask: pip install 'adaptive-dp[dask]'")
     try:
-        results = run_claims(load, ids, args.profile, args.seed, args.workers, tick,
-                             scheduler=args.scheduler)
-    except ConnectionError as error:
-        if args.scheduler is None:
-            raise
-        raise UsageError(f"--scheduler {args.scheduler!r}: {error}") from None
+        with reaching(args):
+            results = run_claims(load, ids, args.profile, args.seed, args.workers, tick,
+                                 scheduler=args.scheduler)
     finally:
         bar.close()
     bad = any(r.verdict in (Verdict.VIOLATED, Verdict.ERROR) or not all(t.caught for t in r.twins)
