@@ -16,8 +16,11 @@ noise it has not seen).
 - ``W22-Thm3.6/stop-at-worst`` (crossing): one BM, the same grid, the single-BM bound (rho = 2).
 - ``R23-Lem5.2/budget-hugging`` and ``/stop-at-worst`` (max-loss, epsilon = 3): chained Laplace
   noise reductions whose top level is the remaining budget (hugging: stop at the last
-  level; worst: stop when the loss is at its maximum). Twin ``lookahead-dropped``: top level
-  1.5 always, admitted while anything is left.
+  level; worst: stop when the loss is at its maximum). ``R23-Lem5.2/boundary-probe``: 3
+  rounds stopped at worst, each top level the largest the look-ahead admits (its time
+  value bisected by dry runs; a valid look-ahead admits no more than the remaining
+  budget). Twin ``lookahead-dropped``: top level 1.5 always, admitted while anything is
+  left.
 - ``R23-Thm3/two-ledgers`` (tail at epsilon + epsilon' = 2 vs delta''): Gaussian rounds in an
   R23-Thm2 ledger (epsilon = 1) and Laplace rounds in an R23-Lem5.2 ledger (epsilon' = 1),
   a sequence fixed in advance (noninteractive; the concurrent composition is issue 8's).
@@ -265,7 +268,7 @@ def _probing(rule: UnifiedFilter, note: str) -> Setup:
     exp = _filter_experiment(rule, "worst", rounds=1, gaussian_share=0.0, probe=True)
     return _tail_setup(rule, exp, f"{note}, eps={_PROBE_EPSILON}, one BM at the smallest "
                                   "admitted time value (bisected), stop at worst, "
-                                  "308-point grid")
+                                  "309-point grid")
 
 
 def _thm6_probe(profile: str) -> Setup:
@@ -401,7 +404,11 @@ _LEVELS = np.linspace(0.1, 1.0, 10)  # levels as fractions of the top level
 
 
 def _lnr_experiment(rule: ExPostFilter, mode: str, top_fixed: float | None,
-                    rounds: int = 6) -> Experiment:
+                    rounds: int = 6, probe: bool = False) -> Experiment:
+    """Chained Laplace noise reductions through ``rule``'s fast path (top level: the
+    remaining budget, or ``top_fixed``; ``probe``: the largest top level the rule admits,
+    its time value 1/top bisected by dry runs down to :data:`_PROBE_FLOOR` of 1/remaining);
+    returns the total loss of each path's released transcript."""
     budget = float(rule.epsilon)
 
     def run(paths: int, rng: np.random.Generator, under: str) -> Array:
@@ -412,6 +419,10 @@ def _lnr_experiment(rule: ExPostFilter, mode: str, top_fixed: float | None,
             room = budget - state.sums[0]
             top = np.full(paths, top_fixed) if top_fixed is not None else np.round(room, 9)
             top = np.where(top > 1e-6, top, np.nan)
+            if probe:
+                t_top = np.where(np.isfinite(top), 1 / top, 1.0)
+                found = smallest_admitted(_expost_admits(state), t_top * _PROBE_FLOOR, t_top)
+                top = np.where(np.isfinite(top), 1 / found, np.nan)
             loss = np.zeros(paths)
             realised = np.zeros(paths)
             for level in np.unique(top[np.isfinite(top)]):
@@ -439,12 +450,19 @@ def _lnr_experiment(rule: ExPostFilter, mode: str, top_fixed: float | None,
     return run
 
 
-def _lem52(profile: str, mode: str) -> Setup:
+def _expost_admits(state: FastFilterState) -> Callable[[Array], Bools]:
+    """Whether each path's ex-post filter would admit a top level 1/t (a dry run)."""
+    return lambda t: fast_expost_spend(state, 1 / t, 0.0)[0]
+
+
+def _lem52(profile: str, mode: str, probe: bool = False) -> Setup:
     rule = ExPostFilter(3)
     delta_min = profile_delta(profile, 0.02)
-    return Setup(Quantity.MAX_LOSS, 3.0, 3.0, _lnr_experiment(rule, mode, None),
+    what = "the largest admitted (bisected)" if probe else "remaining"
+    return Setup(Quantity.MAX_LOSS, 3.0, 3.0,
+                 _lnr_experiment(rule, mode, None, rounds=3 if probe else 6, probe=probe),
                  samples_for(Quantity.MAX_LOSS, 3.0, delta_min), delta_min=delta_min,
-                 note=f"chained Laplace noise reductions, top level = remaining, mode={mode}")
+                 note=f"chained Laplace noise reductions, top level = {what}, mode={mode}")
 
 
 def _lem52_twin(profile: str) -> Setup:
@@ -556,6 +574,10 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("R23-Lem5.2", "stop-at-worst", Quantity.MAX_LOSS,
           "ex-post filter, Laplace noise reductions stopped at their worst",
           lambda p: _lem52(p, "worst"),
+          (Twin("lookahead-dropped", "look-ahead dropped", _lem52_twin),)),
+    Claim("R23-Lem5.2", "boundary-probe", Quantity.MAX_LOSS,
+          "ex-post filter, each top level the largest the look-ahead admits",
+          lambda p: _lem52(p, "worst", probe=True),
           (Twin("lookahead-dropped", "look-ahead dropped", _lem52_twin),)),
     Claim("R23-Thm3", "two-ledgers", Quantity.TAIL,
           "zCDP and ex-post ledgers under separate budgets: (eps + eps', delta'')", _thm3,
