@@ -8,6 +8,8 @@ time value, a loosened one does.
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -19,24 +21,53 @@ from adaptive_dp.filters.zcdp import ZCDPFilter
 from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE
 from adaptive_dp.numerics.floats import Flag, Real, add_up, inflate_up
 from adaptive_dp.verify.judge.boundary_adversaries import (
-    LATTICE,
     BoundaryProbe,
-    first_admitted,
-    lattice_overshoots,
+    first_passage_grid,
+    smallest_admitted,
 )
 from adaptive_dp.verify.judge.simulate import FastRule, simulate
+from adaptive_dp.verify.registry.worst_case import brownian_first_passage
 
 
-def test_first_admitted_takes_the_first_accepted_candidate() -> None:
-    limit = np.array([0.5, 1.2, 3.0, 10.0])  # each path admits requests <= its limit
-    candidates = [np.full(4, 4.0), np.full(4, 2.0), np.full(4, 1.0)]
-    chosen = first_admitted(lambda c: c <= limit, candidates, np.full(4, -1.0))
-    assert chosen.tolist() == [-1.0, 1.0, 2.0, 4.0]
+def test_smallest_admitted_bisects_each_path() -> None:
+    limit = np.array([0.3, 0.5, 2.0, 0.1])  # each path admits values >= its limit
+    low, high = np.full(4, 0.2), np.full(4, 1.0)
+    found = smallest_admitted(lambda t: t >= limit, low, high)
+    assert found[0] == pytest.approx(0.3, rel=1e-12) and found[0] >= 0.3
+    assert found[1] == pytest.approx(0.5, rel=1e-12) and found[1] >= 0.5
+    assert math.isnan(found[2])  # not even high is admitted
+    assert found[3] == 0.2  # low is admitted already
 
 
-def test_lattice_overshoots_smallest_first() -> None:
-    out = lattice_overshoots(np.array([1.0]), (1, 3, 2))
-    assert [float(v[0]) for v in out] == pytest.approx([LATTICE**-3, LATTICE**-2, LATTICE**-1])
+def test_first_passage_grid_is_fine_at_the_end() -> None:
+    grid = first_passage_grid(0.01, points=300)
+    assert len(grid) == 309 and grid[-1] == 0.01 and grid[0] == pytest.approx(0.2)
+    assert all(a > b for a, b in itertools.pairwise(grid))
+    precisions = 1 / np.asarray(grid[-301:])  # 3/4 of 1/t_min, then 300 steps of 1/1200
+    assert np.diff(precisions) == pytest.approx(np.full(300, 100 / 1200), rel=1e-9)
+
+
+def test_first_passage_grid_keeps_most_of_the_first_passage() -> None:
+    """A drifted walk V/2 + W(V) observed at the grid's precisions, stopped at its first
+    value above eps, against the continuous first passage (the worst case) and
+    Siegmund's corrected barrier eps + 0.5826 sqrt(dV): the BM filter at eps = 64 loosened
+    so that the precision reaches V = 100 (first passage about 0.094)."""
+    eps, v_max = 64.0, 100.0
+    precisions = 1 / np.asarray(first_passage_grid(1 / v_max))
+    steps = np.diff(precisions, prepend=0.0)
+    rng = np.random.default_rng(11)
+    crossed = 0
+    for _ in range(4):
+        walk = np.cumsum(steps / 2 + np.sqrt(steps) * rng.standard_normal((5000, steps.size)),
+                         axis=1)
+        crossed += int((walk > eps).any(axis=1).sum())
+    simulated = crossed / 20000
+    exact = brownian_first_passage(Fraction(v_max), Fraction(eps))
+    corrected = brownian_first_passage(
+        Fraction(v_max), Fraction(eps + 0.5826 * math.sqrt(v_max / 4 / 300)))
+    # 20000 paths: sd about 0.003
+    assert abs(simulated - corrected) < 0.012
+    assert 0.9 * exact < simulated <= exact + 0.012
 
 
 def _probe_run(rule: PureDPFilter) -> tuple[np.ndarray, np.ndarray]:
@@ -73,18 +104,16 @@ def test_boundary_probe_finds_a_loosened_admission() -> None:
 
 
 def test_probing_round_never_below_admissible_on_the_valid_filter() -> None:
-    """The claim's probes on BrownianFilter(64, 0.05): none of the 14 overshoots is
-    admitted (certified: each is below the smallest admissible time value)."""
+    """The claim's bisection on BrownianFilter(64, 0.05) stays at or above the certified
+    smallest admissible time value, within 1e-9 of it."""
     rule = BrownianFilter(64, delta=Fraction(1, 20))
     t_smallest = smallest_time_value(rule.start(), 1)
     assert t_smallest is not None
     rho_star = rule.start().max_next() or 0.0
-    t_adm = np.array([1 / (2 * rho_star) * (1 + 1e-9)])
-    probes = lattice_overshoots(t_adm, range(1, 15))
-    assert all(float(p[0]) < t_smallest for p in probes)
+    t_adm = np.array([1 / (2 * rho_star) * 1.05])
     state = rule.fast(1)
-    chosen = first_admitted(lambda t: fast_bm_spend(state, 1.0, t, t)[0], probes, t_adm)
-    assert chosen.tolist() == t_adm.tolist()
+    found = smallest_admitted(lambda t: fast_bm_spend(state, 1.0, t, t)[0], t_adm / 4, t_adm)
+    assert t_smallest <= float(found[0]) <= t_smallest * (1 + 1e-9)
 
 
 def test_probing_round_finds_the_loosened_precheck() -> None:
@@ -96,12 +125,12 @@ def test_probing_round_finds_the_loosened_precheck() -> None:
 
     rule = Loosened(64, delta=Fraction(1, 20))
     rho_star = rule.start().max_next() or 0.0
-    t_adm = np.array([1 / (2 * rho_star)])
+    t_adm = 1 / (2 * rho_star)
     state = rule.fast(1)
-    probes = lattice_overshoots(t_adm, range(1, 15))
-    chosen = first_admitted(lambda t: fast_bm_spend(state, 1.0, t, t)[0], probes, t_adm)
-    # 1.05^-5 = 0.784 >= 0.75 > 1.05^-6 = 0.746: the fifth overshoot is the first admitted
-    assert float(chosen[0]) == pytest.approx(float(t_adm[0]) * LATTICE**-5)
+    found = smallest_admitted(lambda t: fast_bm_spend(state, 1.0, t, t)[0],
+                              np.array([t_adm / 4]), np.array([t_adm * 1.05]))
+    # the loosened pre-check admits t_min >= 0.75 t_adm
+    assert float(found[0]) == pytest.approx(0.75 * t_adm, rel=1e-9)
 
 
 def test_boundary_probe_is_admitted_at_the_boundary_through_a_rounded_map() -> None:

@@ -1,22 +1,23 @@
-"""Harness-mutation tests (issue 16; docs/design.md, verification: twins and adversaries).
+"""Harness-mutation tests (issue 16; docs/design.md, verification: harness mutation).
 
 A mutant is a copy of an adaptive rule (a subclass made here, patched into the claims
-module for the duration of one test; src is not edited) whose decision is loosened by a
-factor, so that it is invalid by a computed margin; the rule's registered claims are run
-on it and at least one must be violated.
+module for the duration of one test; src is not edited) whose decision is loosened, or
+whose reading is lowered, by a factor, so that it is invalid by a computed margin; the
+rule's registered claims are run on it and at least one must be violated.
 
 - ``test_loosened_precheck_caught``: the Brownian filters (R23-Lem6.2, R23-Thm6) with the
   pre-check (3)/(4) underestimating the BM's worst-case charge Delta^2/(2 t_min) by 25%.
   The budget-hugging and stop-at-worst claims take each grid's smallest time value from
   ``max_next`` and never exercise the pre-check; the ``boundary-probe`` claims (eps = 64)
-  do, and are violated in the quick profile. The mutant's margin is computed: its loss is
-  the drifted Brownian motion V/2 + W(V) up to the precision V = 2 rho*/0.75 it admits, and
-  the first-passage formula gives P[sup L > eps] = 4.7 delta'' at eps = 64, delta'' = 0.05
-  (and 3.0 delta'' at the fixed time V, without stopping early).
-- ``test_every_rule_sweep`` (``-m slow``): for each covered rule, a mutant invalid by
-  25-50% at its full scenario (margin computed below), its claims run in the full profile;
-  writes ``docs/results/harness-mutation.{md,json}``. The exact-value unit tests of each
-  rule stay the guard for formula defects too small to break validity.
+  bisect the smallest admitted time value and are violated in the quick profile (the
+  mutant's first passage over eps = 64 is 4.7 delta'' at delta'' = 0.05).
+- ``test_every_rule_sweep`` (``-m slow``): for every adaptive rule (:data:`MUTATIONS`:
+  filters, accumulators read through their filter, ex-post filters, odometers), a mutant
+  invalid by 25-50% at its full scenario (margins computed below, checked by
+  ``test_mutation_margin``), its claims run in the full profile; a rule may be missed
+  only if it is in :data:`KNOWN_MISSES` (with its reason), and a known miss that is
+  caught fails too. Writes ``docs/results/harness-mutation.{md,json}``. The exact-value
+  unit tests of each rule stay the guard for formula defects too small to break validity.
 """
 
 from __future__ import annotations
@@ -32,29 +33,54 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import mpmath
 import numpy as np
 import pytest
+from flint import arb
+from test_filter_twins import crossing_probability
 
-from adaptive_dp.filters.basic import PureDPFilter
+from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.brownian import BrownianFilter, UnifiedFilter, fast_bm_spend
+from adaptive_dp.filters.expost import ExPostFilter, fast_expost_spend
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
-from adaptive_dp.filters.rdp import RDPFilter
+from adaptive_dp.filters.rdp import RDPCurveFilter, RDPFilter
+from adaptive_dp.filters.rruv16 import RRUV16Filter
+from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPFilter
-from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP
+from adaptive_dp.guarantees.definitions import GDP, RDP, ZCDP, ApproxDP
 from adaptive_dp.loss.gaussian import gaussian_hockey_stick
+from adaptive_dp.numerics.enclosure import arb_of
 from adaptive_dp.numerics.floats import add_up, inflate_up
-from adaptive_dp.odometers.accumulators import GDPAccumulator, RDPAccumulator, ZCDPAccumulator
+from adaptive_dp.odometers.accumulators import (
+    ApproxDPAccumulator,
+    GDPAccumulator,
+    RDPAccumulator,
+    ZCDPAccumulator,
+)
+from adaptive_dp.odometers.rruv16 import RRUV16Odometer
+from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer
 from adaptive_dp.verify.judge import runner
-from adaptive_dp.verify.judge.estimators import Quantity, lower_bound_if_observed
+from adaptive_dp.verify.judge.estimators import Quantity, detectable_ratio
 from adaptive_dp.verify.judge.verdicts import Verdict
 from adaptive_dp.verify.registry import REGISTRY
 from adaptive_dp.verify.registry.bounds import ZCDPComposition
-from adaptive_dp.verify.registry.claims import expost, filters
+from adaptive_dp.verify.registry.claims import expost, filters, odometers, rruv16
+from adaptive_dp.verify.registry.claims.odometers import certified_readings
+from adaptive_dp.verify.registry.worst_case import brownian_first_passage, filter_worst
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
+PROBE_EPSILON = 64
+"""The epsilon of the R23-Lem6.2 / R23-Thm6 boundary-probe claims (claims/expost.py)."""
+
+FACTOR_LECUYER = 0.769
+FACTOR_BASIC = 0.9992
+FACTOR_W23 = 0.485
+FACTOR_RRUV16 = 0.165
+FACTOR_ACC38 = 0.485
+FACTOR_STITCHED = 0.82
+FACTOR_MIXTURE = 0.95
+FACTOR_RRUV16_ODOMETER = 0.543
 
 
 def loosened_precheck(cls: type[UnifiedFilter], factor: float) -> type[UnifiedFilter]:
@@ -84,12 +110,9 @@ def loosened_admission(cls: type[Any], factor: float) -> type[Any]:
 
 
 def first_passage(precision: float, epsilon: float) -> float:
-    """P[sup_{V <= precision} V/2 + W(V) >= epsilon] (W a standard Brownian motion): the
-    privacy loss of BM releases up to total precision sum 1/t, stopped at its first
-    passage (Bachelier-Levy formula for a drifted Brownian motion, in mpmath)."""
-    v, a = mpmath.mpf(precision), mpmath.mpf(epsilon)
-    s = mpmath.sqrt(v)
-    return float(mpmath.ncdf((v / 2 - a) / s) + mpmath.exp(a) * mpmath.ncdf((-a - v / 2) / s))
+    """P[sup_{V <= precision} V/2 + W(V) > epsilon]: the worst tail of BM releases up to
+    total precision sum 1/t (the registry's first-passage formula)."""
+    return brownian_first_passage(Fraction(precision), Fraction(epsilon))
 
 
 def _run(claim_ids: list[str], profile: str) -> dict[str, runner.TestResult]:
@@ -98,14 +121,8 @@ def _run(claim_ids: list[str], profile: str) -> dict[str, runner.TestResult]:
 
 
 def _claims_of(spec_id: str, module: ModuleType) -> list[str]:
-    """The claims of ``spec_id`` built in ``module`` (where the mutant is patched in)."""
-    return [cid for cid, claim in REGISTRY.items()
-            if claim.spec_id == spec_id and claim.build.__module__ == module.__name__]
-
-
-def _patch(monkeypatch: pytest.MonkeyPatch, module: ModuleType, name: str,
-           mutant: type[Any]) -> None:
-    monkeypatch.setattr(module, name, mutant)
+    """The claims of ``spec_id`` registered by ``module`` (where the mutant is patched in)."""
+    return [c.id for c in module.CLAIMS if c.spec_id == spec_id]
 
 
 # -- the pre-check loosened by 25% (default run) ----------------------------------------------
@@ -149,7 +166,7 @@ def test_loosened_precheck_caught(monkeypatch: pytest.MonkeyPatch, spec_id: str,
                                   cls: type[UnifiedFilter]) -> None:
     """The rule's boundary-probe claim, run on the mutant, is violated (the sweep below
     runs every claim of the rule on a subtler mutant)."""
-    _patch(monkeypatch, expost, name, loosened_precheck(cls, 0.75))
+    monkeypatch.setattr(expost, name, loosened_precheck(cls, 0.75))
     claim_id = f"{spec_id}/boundary-probe"
     result = _run([claim_id], "quick")[claim_id]
     assert result.verdict is Verdict.VIOLATED, result
@@ -158,11 +175,56 @@ def test_loosened_precheck_caught(monkeypatch: pytest.MonkeyPatch, spec_id: str,
 # -- the every-rule sweep (-m slow) ------------------------------------------------------------
 
 
+def loosened_orders(cls: type[Any], factor: float) -> type[Any]:
+    """``cls`` whose fast admission sees ``factor`` times every running sum (a rule with
+    one sum per order, such as ``RDPCurveFilter``)."""
+
+    class Loosened(cls):  # type: ignore[misc]
+        __slots__ = ()
+
+        def _fast_admits(self, sums: tuple[Any, ...]) -> Any:
+            return super()._fast_admits(tuple(s * factor for s in sums))
+
+    Loosened.__name__ = f"Loosened{cls.__name__}"
+    return Loosened
+
+
+def loosened_lookahead(cls: type[ExPostFilter], factor: float) -> type[ExPostFilter]:
+    """The ex-post filter whose look-ahead sees ``factor`` times the top level's epsilon."""
+
+    class Loosened(cls):  # type: ignore[valid-type,misc]
+        __slots__ = ()
+
+        def _fast_lookahead(self, spent: Any, max_epsilon: Any) -> Any:
+            return np.asarray(add_up(spent, factor * max_epsilon))
+
+    Loosened.__name__ = f"Loosened{cls.__name__}"
+    return Loosened
+
+
+def lowered_boundary(cls: type[Any], factor: float) -> type[Any]:
+    """The odometer whose reading V_n/2 + Delta_n + g(V_n) has ``factor`` x its boundary
+    term g, certified and fast readings alike (an under-reporting odometer)."""
+
+    class Lowered(cls):  # type: ignore[misc]
+        __slots__ = ()
+
+        def _boundary(self, v: Fraction, start: Fraction) -> arb:
+            lowered: arb = super()._boundary(v, start) * arb_of(Fraction(factor))
+            return lowered
+
+        def _fast_boundary(self, v: Any, start: Any) -> Any:
+            return factor * super()._fast_boundary(v, start)
+
+    Lowered.__name__ = f"Lowered{cls.__name__}"
+    return Lowered
+
+
 @dataclass(frozen=True)
 class Mutation:
     """One rule's mutant: ``factor`` applied by ``make`` to the class ``name`` of
-    ``module``; ``margin()`` gives (worst case of the mutant, claimed, how computed) at
-    the rule's full scenario."""
+    ``module`` (whose claims of ``spec_id`` are run on it); ``margin(mutant class)``
+    gives (worst case of the mutant, claimed, how computed) at the rule's full scenario."""
 
     spec_id: str
     module: ModuleType
@@ -172,6 +234,10 @@ class Mutation:
     factor: float
     defect: str
     margin: Callable[[type[Any]], tuple[float, float, str]]
+
+
+FULL_DELTA = Fraction(1, 1000)
+"""The claimed delta (delta', delta'', delta_g) of every full scenario swept here."""
 
 
 def _largest_single(rule: Any, high: float) -> float:
@@ -185,15 +251,16 @@ def _largest_single(rule: Any, high: float) -> float:
 
 def _brownian_margin(cls: type[Any], mutant: type[Any], factor: float) -> tuple[
         float, float, str]:
-    delta = 1e-3
-    rho_star = cls(64, delta=delta).start().max_next() or 0.0
+    eps, delta = PROBE_EPSILON, float(FULL_DELTA)
+    rho_star = cls(eps, delta=FULL_DELTA).start().max_next() or 0.0
     t_adm = 1 / (2 * rho_star)
-    ok, _ = fast_bm_spend(mutant(64, delta=delta).fast(2), 1.0,
+    ok, _ = fast_bm_spend(mutant(eps, delta=FULL_DELTA).fast(2), 1.0,
                           [factor * t_adm * 1.0001, factor * t_adm * 0.9999], [t_adm, t_adm])
     assert ok.tolist() == [True, False]  # the mutant admits grids down to factor t_adm
-    worst = first_passage(2 * rho_star / factor, 64)
-    return worst, delta, (f"first passage of V/2 + W(V) over eps = 64 up to the admitted "
-                          f"precision 2 rho*/{factor} (rho* = {rho_star:.4g}), delta'' = 1e-3")
+    worst = first_passage(2 * rho_star / factor, eps)
+    return worst, delta, (f"first passage of V/2 + W(V) over eps = {eps} up to the admitted "
+                          f"precision 2 rho*/{factor} (rho* = {rho_star:.4g}), delta'' = 1e-3 "
+                          "(the supremum over adaptive BM rounds)")
 
 
 def _gaussian_margin(mutant: Any, high: float, mu_of: Callable[[float], float],
@@ -207,11 +274,12 @@ def _gaussian_margin(mutant: Any, high: float, mu_of: Callable[[float], float],
 
 
 def _zcdp_margin(mutant: Any) -> tuple[float, float, str]:
-    return _gaussian_margin(mutant, 10.0, lambda rho: math.sqrt(2 * rho), 2.0, 1e-3, "rho")
+    return _gaussian_margin(mutant, 10.0, lambda rho: math.sqrt(2 * rho), 2.0,
+                            float(FULL_DELTA), "rho")
 
 
 def _zcdp_acc_margin(mutant: Any) -> tuple[float, float, str]:
-    eps, claimed = ZCDPComposition((Fraction(1, 2),), Fraction(1, 1000)).claimed()
+    eps, claimed = ZCDPComposition((Fraction(1, 2),), FULL_DELTA).claimed()
     return _gaussian_margin(mutant, 10.0, lambda rho: math.sqrt(2 * rho), eps, claimed, "rho")
 
 
@@ -222,9 +290,14 @@ def _gdp_margin(mutant: Any) -> tuple[float, float, str]:
 
 
 def _rdp_margin(mutant: Any) -> tuple[float, float, str]:
-    eps, claimed = filters._rdp_claimed(Fraction(1, 1000))
+    eps, claimed = filters._rdp_claimed(FULL_DELTA)
     return _gaussian_margin(mutant, 10.0, lambda r: math.sqrt(r / 2), eps, claimed,
                             "RDP epsilon at alpha = 4")
+
+
+def _curve_margin(mutant: Any) -> tuple[float, float, str]:
+    eps, claimed = filters._curve_claimed(FULL_DELTA)
+    return _gaussian_margin(mutant, 10.0, lambda rho: math.sqrt(2 * rho), eps, claimed, "rho")
 
 
 def _pure_margin(mutant: Any) -> tuple[float, float, str]:
@@ -234,28 +307,84 @@ def _pure_margin(mutant: Any) -> tuple[float, float, str]:
                           f"e^eps/(1+e^eps) (exact max loss, against the claimed 1)")
 
 
+def _lattice_margin(mutant: Any, menu: tuple[float, ...], horizon: int) -> tuple[
+        float, float, str]:
+    worst = filter_worst(mutant, menu, horizon, Fraction(2), fast=True).upper()
+    return worst, float(FULL_DELTA), (
+        f"exact worst hockey-stick at eps = 2 of randomized responses of eps in {menu}, "
+        f"at most {horizon}, through the mutant's fast path (the randomized-response "
+        "lattice's dynamic programme, worst_case.filter_worst)")
+
+
+def _basic_margin(mutant: Any) -> tuple[float, float, str]:
+    largest = _largest_single(mutant, 10.0)
+    worst = filter_worst(mutant, (largest,), 2, Fraction(2), fast=True).upper()
+    return worst, float(FULL_DELTA), (
+        f"exact worst hockey-stick at eps = 2 of randomized responses of the largest "
+        f"admitted epsilon ({largest:.7g}; under basic composition one request of the "
+        "whole admitted epsilon is the worst pure strategy), by the lattice programme")
+
+
+def _expost_margin(mutant: Any) -> tuple[float, float, str]:
+    state, eps = mutant.fast(1), float(mutant.epsilon)
+    low, high = eps, 4 * eps
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (mid, high) if fast_expost_spend(state, mid, 0.0)[0][0] else (low, mid)
+    return low, eps, (f"one Laplace noise reduction at the largest admitted top level "
+                      f"({low:.5g}): its loss reaches that level with positive probability "
+                      f"(exact max loss, against the claimed {eps:g})")
+
+
+def _odometer_margin(odometer: Any, what: str) -> tuple[float, float, str]:
+    horizon = 10_000
+    worst = crossing_probability(np.asarray(certified_readings(odometer, 0.1, horizon)), 0.1)
+    return worst, float(FULL_DELTA), (
+        f"exact crossing probability of the mutant's certified readings by randomized "
+        f"response of eps = 0.1 at each of {horizon} steps ({what}; the law of the walk "
+        "propagated step by step, test_filter_twins.crossing_probability)")
+
+
 def _acc(make: Callable[[], tuple[Any, Any]]) -> Callable[[type[Any]], Any]:
     return lambda cls: cls(*make())
 
 
 MUTATIONS = (
-    Mutation("R23-Lem6.2", expost, "BrownianFilter", loosened_precheck, BrownianFilter, 0.9,
-             "pre-check (3) sees 0.9 x the BM's worst-case charge",
-             lambda m: _brownian_margin(BrownianFilter, m, 0.9)),
-    Mutation("R23-Thm6", expost, "UnifiedFilter", loosened_precheck, UnifiedFilter, 0.9,
-             "pre-check (4) sees 0.9 x the BM's worst-case charge",
-             lambda m: _brownian_margin(UnifiedFilter, m, 0.9)),
+    Mutation("R23-Lem6.2", expost, "BrownianFilter", loosened_precheck, BrownianFilter,
+             0.895, "pre-check (3) sees 0.895 x the BM's worst-case charge",
+             lambda m: _brownian_margin(BrownianFilter, m, 0.895)),
+    Mutation("R23-Thm6", expost, "UnifiedFilter", loosened_precheck, UnifiedFilter, 0.895,
+             "pre-check (4) sees 0.895 x the BM's worst-case charge",
+             lambda m: _brownian_margin(UnifiedFilter, m, 0.895)),
     Mutation("R23-Thm2", filters, "ZCDPFilter", loosened_admission, ZCDPFilter, 0.5,
              "admission sees 0.5 x the charged rho",
-             lambda m: _zcdp_margin(m(2, delta=Fraction(1, 1000)))),
+             lambda m: _zcdp_margin(m(2, delta=FULL_DELTA))),
     Mutation("EXT-ST22", filters, "GDPFilter", loosened_admission, GDPFilter, 0.95,
              "admission sees 0.95 x the sum of mu_i^2",
              lambda m: _gdp_margin(m(Fraction(3, 2)))),
     Mutation("H23-Thm4.6", filters, "RDPFilter", loosened_admission, RDPFilter, 0.66,
              "admission sees 0.66 x the RDP epsilon at alpha = 4",
              lambda m: _rdp_margin(m(4, 1))),
+    Mutation("EXT-Lecuyer21", filters, "RDPCurveFilter", loosened_orders, RDPCurveFilter,
+             FACTOR_LECUYER, f"admission sees {FACTOR_LECUYER} x the sum at every order",
+             lambda m: _curve_margin(m(filters._CURVE_BUDGET))),
     Mutation("CS2080-PureDPFilter", filters, "PureDPFilter", loosened_admission, PureDPFilter,
              0.8, "admission sees 0.8 x the epsilon spent", lambda m: _pure_margin(m(1))),
+    Mutation("RRUV16-BasicFilter", filters, "BasicFilter", loosened_admission, BasicFilter,
+             FACTOR_BASIC, f"admission sees {FACTOR_BASIC} x the epsilon spent",
+             lambda m: _basic_margin(m(2, delta=FULL_DELTA))),
+    Mutation("H23-ThmB.3", filters, "W23Filter", loosened_admission, W23Filter, FACTOR_W23,
+             f"admission sees {FACTOR_W23} x the sum of epsilon_m^2",
+             lambda m: _lattice_margin(m(2, delta=FULL_DELTA), (0.1,), 60)),
+    Mutation("RRUV16-Filter", filters, "RRUV16Filter", loosened_admission, RRUV16Filter,
+             FACTOR_RRUV16, f"admission sees {FACTOR_RRUV16} x the sum of epsilon_m^2",
+             lambda m: _lattice_margin(m(2, delta=FULL_DELTA), (0.1,), 60)),
+    Mutation("H23-Thm3.8", filters, "AccumulatorFilter", loosened_admission,
+             AccumulatorFilter, FACTOR_ACC38,
+             f"I(G <= budget) sees {FACTOR_ACC38} x the (epsilon, delta) accumulator's "
+             "primary sum",
+             lambda m: _lattice_margin(m(ApproxDPAccumulator(delta=FULL_DELTA),
+                                         ApproxDP(2, FULL_DELTA)), (0.1,), 60)),
     Mutation("H23-Thm4.9", filters, "AccumulatorFilter", loosened_admission,
              AccumulatorFilter, 0.66, "I(G <= budget) sees 0.66 x the RDP accumulator's sum",
              lambda m: _rdp_margin(m(RDPAccumulator(4), RDP(4, 1)))),
@@ -265,64 +394,147 @@ MUTATIONS = (
     Mutation("EXT-GDPAccumulator", filters, "AccumulatorFilter", loosened_admission,
              AccumulatorFilter, 0.95, "I(G <= budget) sees 0.95 x the sum of mu_i^2",
              lambda m: _gdp_margin(m(GDPAccumulator(), GDP(Fraction(3, 2))))),
+    Mutation("R23-Lem5.2", expost, "ExPostFilter", loosened_lookahead, ExPostFilter, 0.75,
+             "look-ahead sees 0.75 x the top level's epsilon", lambda m: _expost_margin(m(3))),
+    Mutation("R23-Thm3", expost, "ExPostFilter", loosened_lookahead, ExPostFilter, 0.75,
+             "the ex-post ledger's look-ahead sees 0.75 x the top level's epsilon",
+             lambda m: _expost_margin(m(1))),
+    Mutation("W23-StitchedOdometer-Corrected", odometers, "W23StitchedOdometer",
+             lowered_boundary, W23StitchedOdometer, FACTOR_STITCHED,
+             f"reading's boundary term x {FACTOR_STITCHED}",
+             lambda m: _odometer_margin(m(delta=FULL_DELTA), "stitched")),
+    Mutation("W23-MixtureOdometer-Corrected", odometers, "W23MixtureOdometer",
+             lowered_boundary, W23MixtureOdometer, FACTOR_MIXTURE,
+             f"reading's boundary term x {FACTOR_MIXTURE}",
+             lambda m: _odometer_margin(m(delta=FULL_DELTA, rho=odometers.MIXTURE_RHO),
+                                        "mixture, rho = 1")),
+    Mutation("RRUV16-Odometer", rruv16, "RRUV16Odometer", lowered_boundary, RRUV16Odometer,
+             FACTOR_RRUV16_ODOMETER, f"reading's boundary term x {FACTOR_RRUV16_ODOMETER}",
+             lambda m: _odometer_margin(m(delta=FULL_DELTA, n=10), "n = 10")),
 )
 
-NOT_COVERED = (
-    "RRUV16-BasicFilter, H23-ThmB.3 (W23), RRUV16-Filter, H23-Thm3.8 and R23-Thm3 (their "
-    "margins need the exact worst case of randomized-response compositions: the dynamic "
-    "programme of Setup.exact_worst)",
-    "EXT-Lecuyer21 (a sum per order: the mutant needs one factor per order)",
-    "R23-Lem5.2 (ex-post filter of Laplace noise reductions)",
-    "CS2080-BasicComp and CS2080-AdvComp (compositions fixed in advance, not adaptive rules)",
-    "the odometers (RRUV16-Odometer and the rules of claims/odometers.py)",
-    "H23-Thm4.11/budget-hugging (built in claims/concurrent.py: runs on the valid rule)",
+KNOWN_MISSES = {
+    "R23-Thm3": (
+        "no decision of its own: its claim runs the R23-Thm2 and R23-Lem5.2 ledgers (each "
+        "swept above) on a request sequence fixed in advance whose Laplace requests never "
+        "reach the ex-post ledger's boundary, so a loosened look-ahead changes nothing it "
+        "releases (the margin shown is the ex-post ledger's alone)"),
+}
+"""Rules whose mutant the full profile is expected to miss, with the reason; the sweep
+fails if one of them is caught (the list stays honest) or any other rule is missed."""
+
+NOT_ADAPTIVE = (
+    "CS2080-BasicComp and CS2080-AdvComp (compositions fixed in advance, not adaptive "
+    "rules); the concurrent filters of interactive mechanisms (H23-Thm4.10, H23-Cor3.5, "
+    "H23-Thm4.11/budget-hugging: claims/interactive.py) run their rules through the batch "
+    "compositor and are not swept yet"
 )
 
 
-def test_mutation_margins() -> None:
+SLOW_MARGINS = {m.spec_id for m in MUTATIONS if m.module in (odometers, rruv16)}
+"""Margins from 10^4 certified odometer readings (seconds each): checked under -m slow."""
+
+
+@pytest.mark.parametrize("m", [
+    pytest.param(m, id=m.spec_id,
+                 marks=[pytest.mark.slow] if m.spec_id in SLOW_MARGINS else [])
+    for m in MUTATIONS])
+def test_mutation_margin(m: Mutation) -> None:
     """Every mutant is invalid by 25-50% at its rule's full scenario."""
+    worst, claimed, _ = m.margin(m.make(m.base, m.factor))
+    assert 1.25 <= worst / claimed <= 1.5, (m.spec_id, worst / claimed)
+
+
+def test_mutations_cover_each_rule_once() -> None:
+    rules = [m.spec_id for m in MUTATIONS]
+    assert len(set(rules)) == len(rules)
+    assert set(KNOWN_MISSES) <= set(rules)
     for m in MUTATIONS:
-        worst, claimed, _ = m.margin(m.make(m.base, m.factor))
-        assert 1.25 <= worst / claimed <= 1.5, (m.spec_id, worst / claimed)
+        assert _claims_of(m.spec_id, m.module), m.spec_id
 
 
-def detectable_ratio(quantity: Quantity, claimed: float, samples: int) -> float | None:
-    """The smallest r such that an observed r x claimed would be flagged at this sample
-    size (None for max-loss claims, flagged by a single sample above epsilon)."""
-    if quantity is Quantity.MAX_LOSS:
+def _detects(result: runner.TestResult) -> float | None:
+    if result.quantity is Quantity.MAX_LOSS:
         return None
-    low, high = 1.0, 1.0 / claimed
-    for _ in range(60):
-        mid = (low + high) / 2
-        low, high = ((low, mid) if lower_bound_if_observed(quantity, mid * claimed, samples)
-                     > claimed else (mid, high))
-    return high
+    return detectable_ratio(result.quantity, result.claimed, result.samples)
 
 
 def _markdown(rows: list[dict[str, Any]], head: str, seconds: float) -> str:
     lines = [
         "# Harness mutation (issue 16)", "",
-        "Each covered adaptive rule gets a mutant whose decision is loosened by a factor, "
-        "invalid by a computed margin (its worst case over the margin's strategy, over the "
-        "claimed delta, at the rule's full scenario); the rule's registered claims run on "
-        "it in the full profile and the mutant is caught iff one is violated. Each claim "
-        "shows its estimate over its claimed value and the smallest ratio its sample size "
-        "detects (an observed value of that many times the claim is flagged).", "",
+        "Every adaptive rule gets a mutant whose decision is loosened (or, for an odometer, "
+        "whose reading is lowered) by a factor, invalid by a computed margin (the mutant's "
+        "worst case over the stated strategies, over the claimed delta, at the rule's full "
+        "scenario); the rule's registered claims run on it in the full profile and the "
+        "mutant is caught iff one is violated. Each claim shows its estimate over its "
+        "claimed value and the smallest ratio its sample size detects with probability "
+        "0.95 (estimators.detectable_ratio; max-loss claims flag any sample above epsilon). "
+        "A rule may be missed only if it is a known miss, with the reason given below.", "",
+        "A rule's claims run in the order boundary-probe, exact-worst, constant, then the "
+        "rest, and stop at the first violated one (the others are shown as not run).", "",
         "Command: `PYTHONPATH=src python -m pytest -m slow -p no:cacheprovider "
         f"tests/verify/test_harness_mutation.py -k sweep`; seed 0; commit {head}; "
-        f"total {seconds:.0f} s on one core.", "",
+        f"total {seconds:.0f} s on one core shared with other jobs; {len(rows)} of "
+        f"{len(MUTATIONS)} rules swept.", "",
         "| rule | mutant | worst / claimed | how computed | verdicts (full) | caught | s |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         verdicts = "; ".join(
-            f"{c.split('/')[1]}: {v['verdict']} (est/claimed {v['estimate'] / v['claimed']:.3g}"
-            + ("" if v["detectable"] is None else f", detects {v['detectable']:.3g}")
-            + ")" for c, v in r["claims"].items())
+            f"{c.split('/')[1]}: {v['verdict']}" + ("" if "estimate" not in v else (
+                f" (est/claimed {v['estimate'] / v['claimed']:.3g}"
+                + ("" if v["detectable"] is None else f", detects {v['detectable']:.3g}")
+                + ")")) for c, v in r["claims"].items())
+        caught = "yes" if r["caught"] else ("no (known miss)" if r["known_miss"] else "no")
         lines.append(f"| {r['rule']} | {r['mutant']} | {r['ratio']:.3f} | {r['how']} | "
-                     f"{verdicts} | {'yes' if r['caught'] else 'no'} | {r['seconds']:.1f} |")
-    lines += ["", "Not covered by this sweep: " + ", ".join(NOT_COVERED) + ".", ""]
+                     f"{verdicts} | {caught} | {r['seconds']:.1f} |")
+    lines += ["", "Known misses:", ""]
+    lines += [f"- {rule}: {reason}." for rule, reason in KNOWN_MISSES.items()]
+    lines += ["", f"Not swept: {NOT_ADAPTIVE}.", ""]
     return "\n".join(lines)
+
+
+FIRST = ("boundary-probe", "exact-worst", "constant")
+"""Scenarios run first: the sweep stops at a rule's first violated claim (the rest are
+reported as not run), and these are the likeliest to catch a mutant."""
+
+
+def _ordered(claim_ids: list[str]) -> list[str]:
+    rank = {scenario: i for i, scenario in enumerate(FIRST)}
+    return sorted(claim_ids, key=lambda cid: rank.get(cid.split("/", 1)[1], len(FIRST)))
+
+
+def _sweep_rule(m: Mutation, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    mutant = m.make(m.base, m.factor)
+    worst, claimed, how = m.margin(mutant)
+    t0 = time.perf_counter()
+    claims: dict[str, Any] = {}
+    with monkeypatch.context() as patch:
+        patch.setattr(m.module, m.name, mutant)
+        for cid in _ordered(_claims_of(m.spec_id, m.module)):
+            if any(v.get("verdict") == Verdict.VIOLATED.value for v in claims.values()):
+                claims[cid] = {"verdict": "not run (caught already)"}
+                continue
+            r = _run([cid], "full")[cid]
+            claims[cid] = {"verdict": r.verdict.value, "estimate": r.estimate,
+                           "lower": r.lower, "claimed": r.claimed, "samples": r.samples,
+                           "detectable": _detects(r), "exact_worst": r.exact_worst,
+                           "error": r.error}
+    return {"rule": m.spec_id, "mutant": m.defect, "factor": m.factor, "worst": worst,
+            "claimed": claimed, "ratio": worst / claimed, "how": how, "claims": claims,
+            "caught": any(v["verdict"] == Verdict.VIOLATED.value for v in claims.values()),
+            "known_miss": m.spec_id in KNOWN_MISSES, "seconds": time.perf_counter() - t0}
+
+
+def _write(rows: list[dict[str, Any]], seconds: float) -> None:
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                          capture_output=True, check=False).stdout.strip()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "harness-mutation.json").write_text(json.dumps(
+        {"commit": head, "seed": 0, "profile": "full", "seconds": seconds,
+         "rules_swept": len(rows), "rules": rows, "known_misses": KNOWN_MISSES,
+         "not_swept": NOT_ADAPTIVE}, indent=1) + "\n")
+    (RESULTS / "harness-mutation.md").write_text(_markdown(rows, head, seconds))
 
 
 @pytest.mark.slow
@@ -330,29 +542,10 @@ def test_every_rule_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
     rows: list[dict[str, Any]] = []
     start = time.perf_counter()
     for m in MUTATIONS:
-        mutant = m.make(m.base, m.factor)
-        worst, claimed, how = m.margin(mutant)
-        t0 = time.perf_counter()
-        with monkeypatch.context() as patch:
-            _patch(patch, m.module, m.name, mutant)
-            results = _run(_claims_of(m.spec_id, m.module), "full")
-        rows.append({
-            "rule": m.spec_id, "mutant": m.defect, "factor": m.factor, "worst": worst,
-            "claimed": claimed, "ratio": worst / claimed, "how": how,
-            "claims": {cid: {"verdict": r.verdict.value, "estimate": r.estimate,
-                             "lower": r.lower, "claimed": r.claimed, "samples": r.samples,
-                             "detectable": detectable_ratio(r.quantity, r.claimed, r.samples),
-                             "error": r.error} for cid, r in results.items()},
-            "caught": any(r.verdict is Verdict.VIOLATED for r in results.values()),
-            "seconds": time.perf_counter() - t0,
-        })
-    seconds = time.perf_counter() - start
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
-                          capture_output=True, check=False).stdout.strip()
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "harness-mutation.json").write_text(json.dumps(
-        {"commit": head, "seed": 0, "profile": "full", "seconds": seconds, "rules": rows,
-         "not_covered": list(NOT_COVERED)}, indent=1) + "\n")
-    (RESULTS / "harness-mutation.md").write_text(_markdown(rows, head, seconds))
-    missed = [r["rule"] for r in rows if not r["caught"]]
+        rows.append(_sweep_rule(m, monkeypatch))
+        _write(rows, time.perf_counter() - start)  # after every rule: a partial run is kept
+    assert all(1.25 <= r["ratio"] <= 1.5 for r in rows), [(r["rule"], r["ratio"]) for r in rows]
+    missed = [r["rule"] for r in rows if not r["caught"] and not r["known_miss"]]
+    caught_known = [r["rule"] for r in rows if r["caught"] and r["known_miss"]]
     assert not missed, f"mutants not caught by --full: {missed}"
+    assert not caught_known, f"known misses caught (update KNOWN_MISSES): {caught_known}"

@@ -19,10 +19,13 @@ import numpy as np
 import pytest
 
 from adaptive_dp.filters.basic import PureDPFilter
+from adaptive_dp.filters.from_accumulator import AccumulatorFilter
+from adaptive_dp.filters.rruv16 import RRUV16Filter
 from adaptive_dp.filters.w23 import W23Filter
-from adaptive_dp.guarantees.definitions import PureDP
+from adaptive_dp.guarantees.definitions import ApproxDP, PureDP
 from adaptive_dp.loss.discrete import compose_discrete
 from adaptive_dp.loss.randomized_response import rr_composed_pld, rr_pld
+from adaptive_dp.odometers.accumulators import ApproxDPAccumulator
 from adaptive_dp.verify.judge.simulate import simulate
 from adaptive_dp.verify.registry import REGISTRY
 from adaptive_dp.verify.registry.claims.filters import W23_RANDOM_WORST
@@ -158,7 +161,8 @@ REPORTED = (
     "R23-Lem2.4/stop-at-worst", "EXT-ST22/budget-hugging", "EXT-ST22/stop-at-worst",
     "EXT-ST22/generated-doubling", "EXT-GDPAccumulator/budget-hugging",
     "EXT-GDPAccumulator/stop-at-worst", "R23-Lem6.2/budget-hugging", "R23-Lem6.2/stop-at-worst",
-    "R23-Thm6/budget-hugging", "R23-Thm6/stop-at-worst", "EXT-KOV15/budget-hugging",
+    "R23-Thm6/budget-hugging", "R23-Thm6/stop-at-worst", "R23-Lem6.2/boundary-probe",
+    "R23-Thm6/boundary-probe", "EXT-KOV15/budget-hugging",
     "EXT-KOV15/stop-at-worst", "EXT-KOV15/generated-output-threshold",
     "EXT-KOV15/generated-random", "EXT-KOV15/exact-worst", "EXT-GDPComposition/budget-hugging",
     "EXT-GDPComposition/stop-at-worst", "EXT-MV16/doubling-rr", "EXT-MV16/doubling-adaptive-kind",
@@ -171,6 +175,17 @@ def test_reported_exact_worst_is_at_most_the_claim(claim_id: str) -> None:
         setup = REGISTRY[claim_id].build(profile)
         assert setup.exact_worst is not None
         assert 0 <= setup.exact_worst <= setup.claimed, profile
+
+
+@pytest.mark.parametrize("delta", [Fraction(1, 20), Fraction(1, 1000)])
+def test_fast_path_programme_matches_the_certified_one(delta: Fraction) -> None:
+    """On valid rules the programme through the fast path (the exact-worst claims' policy)
+    gives the certified path's value: the fast path refuses nothing more on this menu."""
+    for rule in (W23Filter(2, delta=delta), RRUV16Filter(2, delta=delta),
+                 AccumulatorFilter(ApproxDPAccumulator(delta=delta), ApproxDP(2, delta))):
+        certified = filter_worst(rule, (0.1,), 60, Fraction(2))
+        fast = filter_worst(rule, (0.1,), 60, Fraction(2), fast=True)
+        assert fast.upper() == certified.upper(), rule
 
 
 @pytest.mark.slow

@@ -3,16 +3,20 @@ adversaries; issue 16).
 
 An adversary whose requests are computed from the rule's own ``max_next`` never asks
 for more than the rule admits, so a rule whose pre-check is loosened is never exercised
-past its boundary and no claim can see the defect. The adversaries here ask first for
-more than the boundary (each of a list of overshoots, the largest first), then at the
-boundary itself: a valid rule refuses every overshoot and the path falls back to the
-boundary request; a loosened rule admits the largest overshoot its defect lets through.
+past its boundary and no claim can see the defect. The adversaries here find the
+boundary from the rule's decision itself: by dry runs (nothing charged) bisecting the
+smallest admitted time value of a BM, or by asking first for more than the boundary
+(each of a list of overshoots, the largest first), then at the boundary: a valid rule
+refuses every overshoot, a loosened rule admits what its defect lets through.
 
-- :func:`first_admitted`: per path, the first admitted of a list of candidate requests
-  (a dry run of the rule's decision, nothing charged), else a fallback;
-- :func:`lattice_overshoots`: candidate time values (or parameters) below a boundary
-  value on the lattice ``1.05^-k`` (a BM grid whose smallest time value is smaller asks
-  for a larger worst-case charge), so batches keep few distinct values;
+- :func:`smallest_admitted`: per path, the smallest value a monotone dry run of the
+  rule's decision admits (geometric bisection): a BM's smallest admitted time value is
+  its pre-check's boundary, however far a defect has moved it;
+- :func:`first_passage_grid`: a BM time grid ending at a given smallest time value,
+  fine in precision 1/t where a drifted loss crosses a barrier (the last quarter), so
+  an adversary stopping at the first release above epsilon comes close to the
+  continuous first passage that the worst case is
+  (:func:`adaptive_dp.verify.registry.worst_case.brownian_first_passage`);
 - :class:`BoundaryProbe`: a batch adversary (the protocol of
   :mod:`adaptive_dp.verify.judge.adversaries`) spending a known budget through a rule:
   it requests ``overshoot * remaining`` while its requests are refused, one factor of
@@ -22,7 +26,7 @@ boundary request; a loosened rule admits the largest overshoot its defect lets t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -33,32 +37,49 @@ from adaptive_dp.interactive.adversary import AdversaryView
 from adaptive_dp.verify.judge.adversaries import _check, _check_measure, _kinds, _spent
 from adaptive_dp.verify.judge.simulate import Request
 
-__all__ = ["LATTICE", "BoundaryProbe", "first_admitted", "lattice_overshoots"]
+__all__ = ["BoundaryProbe", "first_passage_grid", "smallest_admitted"]
 
 Array = NDArray[np.float64]
 Bools = NDArray[np.bool_]
 
-LATTICE = 1.05
-"""Ratio of consecutive candidate values below a boundary."""
 
-
-def first_admitted(admits: Callable[[Array], Bools], candidates: Sequence[Array],
-                   fallback: Array) -> Array:
-    """Per path, the first of ``candidates`` that ``admits`` (a dry run) accepts, else
-    ``fallback``: probe the most aggressive request first."""
-    chosen = fallback.copy()
-    open_ = np.ones(fallback.shape[0], dtype=bool)
-    for candidate in candidates:
-        ok = open_ & np.asarray(admits(candidate), dtype=bool)
-        chosen[ok] = candidate[ok]
-        open_ &= ~ok
+def smallest_admitted(admits: Callable[[Array], Bools], low: Array, high: Array,
+                      iterations: int = 64) -> Array:
+    """Per path, the smallest value in [``low``, ``high``] that the dry run ``admits``
+    accepts, to a relative 2^-iterations of log(high/low) (admission is monotone: every
+    larger value is admitted too, as a larger time value asks for less); ``low`` where
+    it is admitted already, NaN where not even ``high`` is (geometric bisection)."""
+    if np.any(~(low > 0)) or np.any(~(high >= low)):
+        raise ValueError("expected 0 < low <= high on every path")
+    lo, hi = low.astype(np.float64), high.astype(np.float64)
+    at_high, at_low = (np.asarray(admits(v), dtype=bool) for v in (hi, lo))
+    for _ in range(iterations):
+        mid = np.sqrt(lo * hi)
+        ok = np.asarray(admits(mid), dtype=bool)
+        hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
+    chosen: Array = np.where(at_low, low, np.where(at_high, hi, np.nan))
     return chosen
 
 
-def lattice_overshoots(boundary: Array, steps: Sequence[int]) -> list[Array]:
-    """``boundary * LATTICE^-k`` for each k of ``steps`` (largest k first: the smallest
-    value, i.e. the largest overshoot of a time-value pre-check)."""
-    return [boundary * LATTICE ** -k for k in sorted(steps, reverse=True)]
+def first_passage_grid(t_min: float, points: int = 300, span: float = 20.0,
+                       coarse: int = 8) -> tuple[float, ...]:
+    """A strictly decreasing BM time grid ending exactly at ``t_min``: ``coarse``
+    precisions (1/t) geometric from 1/(``span`` t_min) up to (excluded) 3/4 of 1/t_min,
+    then ``points`` equal steps in precision from 3/4 of 1/t_min to 1/t_min.
+
+    A loss V/2 + W(V) monitored every dV misses about 0.5826 sqrt(dV) of a barrier
+    (Siegmund's correction); with the default 300 points in the last quarter an
+    adversary stopping at its first release above epsilon keeps about 0.95 of the
+    continuous first-passage probability at delta'' = 1e-3 (0.97 at 0.09:
+    tests/verify/test_boundary_adversaries.py)."""
+    if not (math.isfinite(t_min) and t_min > 0) or points < 1 or coarse < 1 or span <= 4 / 3:
+        raise ValueError(f"t_min={t_min!r}, points={points!r}, coarse={coarse!r}, "
+                         f"span={span!r}: expected t_min > 0, points, coarse >= 1, span > 4/3")
+    v_max = 1.0 / t_min
+    head = np.geomspace(v_max / span, 0.75 * v_max, coarse, endpoint=False)
+    fine = np.linspace(0.75 * v_max, v_max, points + 1)
+    grid = [1.0 / v for v in (*head, *fine[:-1])]
+    return (*grid, t_min)
 
 
 @dataclass(frozen=True, slots=True)

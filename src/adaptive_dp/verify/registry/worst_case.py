@@ -42,7 +42,7 @@ from fractions import Fraction
 import mpmath
 from flint import arb
 
-from adaptive_dp.filters.base import FilterState, Rule
+from adaptive_dp.filters.base import FastFilterState, FilterState, Rule
 from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.loss.gaussian import gaussian_hockey_stick_mp
 from adaptive_dp.numerics.enclosure import arb_of, working_precision
@@ -56,6 +56,7 @@ __all__ = [
     "LatticeWorst",
     "Payoff",
     "brownian_first_passage",
+    "fast_rule_admits",
     "filter_largest_loss",
     "filter_worst",
     "gaussian_budget_worst",
@@ -205,6 +206,24 @@ def rule_admits(rule: Rule, menu: tuple[float, ...]) -> Admits:
     return lambda counts, j: bool(state_of(counts).decide(PureDP(menu[j])))
 
 
+def fast_rule_admits(rule: Rule, menu: tuple[float, ...]) -> Admits:
+    """:func:`rule_admits` on the rule's float fast path (what a claim's ``FastRule``
+    runs, pure requests entering with their epsilon as the primary parameter): the DP's
+    policy is then optimal against the rule the experiment runs, a loosened mutant's
+    fast path included. The fast path admits only what the certified path admits, so
+    its worst case is at most :func:`rule_admits`'s."""
+    states: dict[Counts, FastFilterState] = {(0,) * len(menu): rule.fast(1)}
+
+    def state_of(counts: Counts) -> FastFilterState:
+        if counts not in states:
+            j = max(i for i, c in enumerate(counts) if c)  # replayed in menu order
+            _, states[counts] = state_of((*counts[:j], counts[j] - 1, *counts[j + 1:])).spend(
+                menu[j])
+        return states[counts]
+
+    return lambda counts, j: bool(state_of(counts).decide(menu[j])[0])
+
+
 def _up(value: mpmath.mpf) -> float:
     """The smallest float >= a value known to 50 significant digits (``value`` raised by
     a relative 1e-45 first, so that the exact value lies below)."""
@@ -235,16 +254,20 @@ def brownian_first_passage(spend: Fraction, epsilon: Fraction) -> float:
     return _up(value)
 
 
-def _admits(rule: Rule | None, menu: tuple[float, ...]) -> Admits:
-    return (lambda counts, j: True) if rule is None else rule_admits(rule, menu)
+def _admits(rule: Rule | None, menu: tuple[float, ...], fast: bool = False) -> Admits:
+    if rule is None:
+        return lambda counts, j: True
+    return fast_rule_admits(rule, menu) if fast else rule_admits(rule, menu)
 
 
 @functools.cache
 def filter_worst(rule: Rule | None, menu: tuple[float, ...], horizon: int,
-                 epsilon: Fraction) -> LatticeWorst:
+                 epsilon: Fraction, fast: bool = False) -> LatticeWorst:
     """The worst hockey-stick at ``epsilon`` of randomized responses from ``menu``
-    through ``rule`` (None: every request admitted, a composition theorem), cached."""
-    return rr_lattice_worst(menu, horizon, _admits(rule, menu), hockey_stick_payoff(epsilon))
+    through ``rule`` (None: every request admitted, a composition theorem; ``fast``:
+    through its fast path, :func:`fast_rule_admits`), cached."""
+    return rr_lattice_worst(menu, horizon, _admits(rule, menu, fast),
+                            hockey_stick_payoff(epsilon))
 
 
 def filter_largest_loss(rule: Rule | None, menu: tuple[float, ...], horizon: int) -> float:

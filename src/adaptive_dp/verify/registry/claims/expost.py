@@ -16,8 +16,11 @@ noise it has not seen).
 - ``W22-Thm3.6/stop-at-worst`` (crossing): one BM, the same grid, the single-BM bound (rho = 2).
 - ``R23-Lem5.2/budget-hugging`` and ``/stop-at-worst`` (max-loss, epsilon = 3): chained Laplace
   noise reductions whose top level is the remaining budget (hugging: stop at the last
-  level; worst: stop when the loss is at its maximum). Twin ``lookahead-dropped``: top level
-  1.5 always, admitted while anything is left.
+  level; worst: stop when the loss is at its maximum). ``R23-Lem5.2/boundary-probe``: 3
+  rounds stopped at worst, each top level the largest the look-ahead admits (its time
+  value bisected by dry runs; a valid look-ahead admits no more than the remaining
+  budget). Twin ``lookahead-dropped``: top level 1.5 always, admitted while anything is
+  left.
 - ``R23-Thm3/two-ledgers`` (tail at epsilon + epsilon' = 2 vs delta''): Gaussian rounds in an
   R23-Thm2 ledger (epsilon = 1) and Laplace rounds in an R23-Lem5.2 ledger (epsilon' = 1),
   a sequence fixed in advance (noninteractive; the concurrent composition is issue 8's).
@@ -34,12 +37,15 @@ noise it has not seen).
   (:mod:`adaptive_dp.verify.registry.worst_case`).
 - ``R23-Lem6.2/boundary-probe`` and ``R23-Thm6/boundary-probe`` (tail at epsilon = 64 vs
   delta'' = 0.05 / 1e-3): the adversaries above take each grid's smallest time value from
-  ``max_next``, so they never exercise the pre-check (3)/(4); here, before each of 3 BM
-  rounds (after a Gaussian round of rho*/8 for Thm6), a path asks for grids 1.05^-k below
-  the admissible time value, k = 14 .. 1, and runs the first admitted (a valid pre-check
-  refuses them all and the path falls back to the admissible grid), stopping at worst.
-  At epsilon = 64 (rho* about 42) the pre-check's window is wide: a pre-check
-  underestimating the worst-case charge by 25% lets the tail reach several times delta''
+  ``max_next``, so they never exercise the pre-check (3)/(4); here one BM per path
+  runs from the smallest time value the rule admits, bisected by dry runs of the
+  pre-check (a valid one admits nothing below the admissible value), on a grid fine in
+  precision where the loss crosses epsilon, stopping at the first release above it.
+  The supremum over strategies is the first passage of s/2 + W_s over epsilon by the
+  admitted precision (``exact_worst``: 2 rho* for the valid rule, about 0.13 delta''
+  at 1e-3); this adversary keeps about 0.95 of it, so a pre-check underestimating the
+  BM's worst-case charge by 10.5% (first passage 1.4 delta'') is flagged by the full
+  profile and one loosened by 25% by the quick one
   (tests/verify/test_harness_mutation.py). Twin ``precheck-removed``.
 """
 
@@ -70,7 +76,7 @@ from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction, brownian_sample
 from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
-from adaptive_dp.verify.judge.boundary_adversaries import first_admitted, lattice_overshoots
+from adaptive_dp.verify.judge.boundary_adversaries import first_passage_grid, smallest_admitted
 from adaptive_dp.verify.judge.claim import (
     Claim,
     Experiment,
@@ -116,18 +122,19 @@ def _bm_round(
     c1: float,
     t_min: Array,
     stop_factory: Callable[[NDArray[np.int64]], Callable[[Array, Array], Bools]],
-    span: float = 20.0,
-    points: int = 30,
+    grid: Callable[[float], tuple[float, ...]] | None = None,
 ) -> tuple[Array, Array]:
-    """One BM per path with finite ``t_min`` (grid geomspace(span t_min, t_min, points));
-    returns (loss from the released prefix densities, t_stop); NaN where not run."""
+    """One BM per path with finite ``t_min`` (grid ``grid(t_min)``, by default
+    geomspace(20 t_min, t_min, 30)); returns (loss from the released prefix densities,
+    t_stop); NaN where not run."""
     paths = t_min.shape[0]
     loss = np.full(paths, np.nan)
     t_stop = np.full(paths, np.nan)
     active = np.isfinite(t_min)
     for tm in np.unique(t_min[active]):
         idx = np.flatnonzero(t_min == tm)
-        mech = BrownianNoiseReduction(1, tuple(np.geomspace(span * tm, tm, points)))
+        times = tuple(np.geomspace(20 * tm, tm, 30)) if grid is None else grid(float(tm))
+        mech = BrownianNoiseReduction(1, times)
         rel = mech.release([c0], stop_factory(idx), rng, paths=idx.size)
         loss[idx] = bm_release_loss(mech, rel, [c0], [c1])
         t_stop[idx] = rel.t_stop
@@ -173,14 +180,15 @@ def _filter_experiment(
     gaussian_share: float,
     grid_factor: float = 1.0,
     big_gaussian: float = 0.0,
-    probes: tuple[int, ...] = (),
+    probe: bool = False,
 ) -> Experiment:
     """Adaptively chained BMs (and Gaussian rounds) through ``rule``'s fast path; returns
     the total privacy loss of each path's released transcript.
 
-    ``probes``: before each BM round, ask (a dry run) for grids whose smallest time value
-    is ``1.05^-k`` below the admissible one, for each k (largest first), and run the
-    first one admitted (boundary probes: a valid pre-check refuses them all)."""
+    ``probe``: each BM's smallest time value is the smallest the rule admits, bisected
+    by dry runs down to :data:`_PROBE_FLOOR` of the admissible one (a valid pre-check
+    admits nothing below it), and its grid is fine where the loss crosses epsilon
+    (:func:`~adaptive_dp.verify.judge.boundary_adversaries.first_passage_grid`)."""
     eps = float(rule.epsilon)
     rho_star = rule.start().max_next() or 0.0
 
@@ -198,9 +206,9 @@ def _filter_experiment(
                 total += _gaussian_round(rng, ok, rho, c0, c1)
             t_adm = _admissible_t(rule, state.sums[0]) * grid_factor
             t_min = _lattice_up(t_adm)
-            if probes:
-                t_min = first_admitted(_bm_admits(state), lattice_overshoots(t_min, probes),
-                                       t_min)
+            if probe:
+                found = smallest_admitted(_bm_admits(state), t_min * _PROBE_FLOOR, t_min)
+                t_min = np.where(np.isnan(found), np.inf, found)
             base = total.copy()
 
             def factory(idx: NDArray[np.int64], base: Array = base) -> Callable[
@@ -219,7 +227,8 @@ def _filter_experiment(
 
                 return stop
 
-            loss, t_stop = _bm_round(rng, c0, c1, t_min, factory)
+            loss, t_stop = _bm_round(rng, c0, c1, t_min, factory,
+                                     first_passage_grid if probe else None)
             run_mask = np.isfinite(t_min)
             t_first = np.where(run_mask, 20.0 * t_min, np.inf)
             ok, state = fast_bm_spend(
@@ -252,22 +261,23 @@ def _lem62(profile: str, mode: str) -> Setup:
 
 
 _PROBE_EPSILON = 64
-_PROBES = tuple(range(1, 15))  # grids 1.05^-1 .. 1.05^-14 (about 1/2) below admissible
+_PROBE_FLOOR = 0.25  # bisect the smallest admitted time value down to 1/4 of admissible
 
 
-def _probing(rule: UnifiedFilter, share: float, note: str) -> Setup:
-    exp = _filter_experiment(rule, "worst", rounds=3, gaussian_share=share, probes=_PROBES)
-    return _tail_setup(rule, exp, f"{note}, eps={_PROBE_EPSILON}, 3 rounds, stop at worst, "
-                                  "each BM probing grids up to 1.05^-14 below admissible")
+def _probing(rule: UnifiedFilter, note: str) -> Setup:
+    exp = _filter_experiment(rule, "worst", rounds=1, gaussian_share=0.0, probe=True)
+    return _tail_setup(rule, exp, f"{note}, eps={_PROBE_EPSILON}, one BM at the smallest "
+                                  "admitted time value (bisected), stop at worst, "
+                                  "309-point grid")
 
 
 def _thm6_probe(profile: str) -> Setup:
-    return _probing(UnifiedFilter(_PROBE_EPSILON, delta=profile_delta(profile, 0.05)), 1 / 8,
-                    "unified filter, BM + Gaussian rho*/8")
+    return _probing(UnifiedFilter(_PROBE_EPSILON, delta=profile_delta(profile, 0.05)),
+                    "unified filter")
 
 
 def _lem62_probe(profile: str) -> Setup:
-    return _probing(BrownianFilter(_PROBE_EPSILON, delta=profile_delta(profile, 0.05)), 0.0,
+    return _probing(BrownianFilter(_PROBE_EPSILON, delta=profile_delta(profile, 0.05)),
                     "BM filter")
 
 
@@ -394,7 +404,11 @@ _LEVELS = np.linspace(0.1, 1.0, 10)  # levels as fractions of the top level
 
 
 def _lnr_experiment(rule: ExPostFilter, mode: str, top_fixed: float | None,
-                    rounds: int = 6) -> Experiment:
+                    rounds: int = 6, probe: bool = False) -> Experiment:
+    """Chained Laplace noise reductions through ``rule``'s fast path (top level: the
+    remaining budget, or ``top_fixed``; ``probe``: the largest top level the rule admits,
+    its time value 1/top bisected by dry runs down to :data:`_PROBE_FLOOR` of 1/remaining);
+    returns the total loss of each path's released transcript."""
     budget = float(rule.epsilon)
 
     def run(paths: int, rng: np.random.Generator, under: str) -> Array:
@@ -405,6 +419,10 @@ def _lnr_experiment(rule: ExPostFilter, mode: str, top_fixed: float | None,
             room = budget - state.sums[0]
             top = np.full(paths, top_fixed) if top_fixed is not None else np.round(room, 9)
             top = np.where(top > 1e-6, top, np.nan)
+            if probe:
+                t_top = np.where(np.isfinite(top), 1 / top, 1.0)
+                found = smallest_admitted(_expost_admits(state), t_top * _PROBE_FLOOR, t_top)
+                top = np.where(np.isfinite(top), 1 / found, np.nan)
             loss = np.zeros(paths)
             realised = np.zeros(paths)
             for level in np.unique(top[np.isfinite(top)]):
@@ -432,12 +450,19 @@ def _lnr_experiment(rule: ExPostFilter, mode: str, top_fixed: float | None,
     return run
 
 
-def _lem52(profile: str, mode: str) -> Setup:
+def _expost_admits(state: FastFilterState) -> Callable[[Array], Bools]:
+    """Whether each path's ex-post filter would admit a top level 1/t (a dry run)."""
+    return lambda t: fast_expost_spend(state, 1 / t, 0.0)[0]
+
+
+def _lem52(profile: str, mode: str, probe: bool = False) -> Setup:
     rule = ExPostFilter(3)
     delta_min = profile_delta(profile, 0.02)
-    return Setup(Quantity.MAX_LOSS, 3.0, 3.0, _lnr_experiment(rule, mode, None),
+    what = "the largest admitted (bisected)" if probe else "remaining"
+    return Setup(Quantity.MAX_LOSS, 3.0, 3.0,
+                 _lnr_experiment(rule, mode, None, rounds=3 if probe else 6, probe=probe),
                  samples_for(Quantity.MAX_LOSS, 3.0, delta_min), delta_min=delta_min,
-                 note=f"chained Laplace noise reductions, top level = remaining, mode={mode}")
+                 note=f"chained Laplace noise reductions, top level = {what}, mode={mode}")
 
 
 def _lem52_twin(profile: str) -> Setup:
@@ -550,6 +575,10 @@ CLAIMS: tuple[Claim, ...] = (
           "ex-post filter, Laplace noise reductions stopped at their worst",
           lambda p: _lem52(p, "worst"),
           (Twin("lookahead-dropped", "look-ahead dropped", _lem52_twin),)),
+    Claim("R23-Lem5.2", "boundary-probe", Quantity.MAX_LOSS,
+          "ex-post filter, each top level the largest the look-ahead admits",
+          lambda p: _lem52(p, "worst", probe=True),
+          (Twin("lookahead-dropped", "look-ahead dropped", _lem52_twin),)),
     Claim("R23-Thm3", "two-ledgers", Quantity.TAIL,
           "zCDP and ex-post ledgers under separate budgets: (eps + eps', delta'')", _thm3,
           (Twin("lookahead-dropped", "look-ahead dropped on the ex-post ledger", _thm3_twin,
@@ -588,6 +617,10 @@ def _first_passage(rule_of: Callable[[Fraction], UnifiedFilter]) -> Callable[[st
 _BM_WORST = _first_passage(lambda delta: BrownianFilter(1, delta=delta))
 _UNIFIED_WORST = _first_passage(lambda delta: UnifiedFilter(1, delta=delta))
 CLAIMS = with_exact_worst(CLAIMS, {
+    "R23-Lem6.2/boundary-probe": _first_passage(
+        lambda delta: BrownianFilter(_PROBE_EPSILON, delta=delta)),
+    "R23-Thm6/boundary-probe": _first_passage(
+        lambda delta: UnifiedFilter(_PROBE_EPSILON, delta=delta)),
     "R23-Lem6.2/budget-hugging": _BM_WORST,
     "R23-Lem6.2/stop-at-worst": _BM_WORST,
     "R23-Thm6/budget-hugging": _UNIFIED_WORST,

@@ -69,13 +69,18 @@ full 1e-3.
 - ``H23-ThmB.3/exact-worst``, ``H23-Thm3.8/exact-worst``, ``RRUV16-Filter/exact-worst``: the
   optimal policy of the randomized-response lattice
   (:mod:`adaptive_dp.verify.registry.worst_case`: randomized responses of eps = 0.1, at most 60
-  admitted; at most 40 for RRUV16), whose value is the claim's ``exact_worst``; the twins
-  of the rule's other claims.
+  admitted), optimal against the rule's fast path (what the experiment runs), whose value
+  on the certified path is the claim's ``exact_worst``; the twins of the rule's other
+  claims.
 - ``CS2080-PureDPFilter/boundary-probe``, ``R23-Thm2/boundary-probe``,
-  ``EXT-ST22/boundary-probe``: :class:`~adaptive_dp.verify.judge.boundary_adversaries.BoundaryProbe`
+  ``EXT-ST22/boundary-probe``, ``EXT-Lecuyer21/boundary-probe`` (and those of H23-Thm4.6,
+  H23-Thm4.9, H23-Thm4.11, EXT-GDPAccumulator):
+  :class:`~adaptive_dp.verify.judge.boundary_adversaries.BoundaryProbe`
   (RR for the pure-DP filter, Gaussian otherwise): requests of 2, 1.5, 1.25, 1.1, 1.05,
-  1.01 x the remaining budget while refused, then the remaining budget itself; a valid
-  filter refuses every overshoot. Twins as above.
+  1.01 x the remaining budget while refused (Gaussian: the finer :data:`_GAUSSIAN_LADDER`),
+  then the remaining budget itself; a valid filter refuses every overshoot.
+  ``RRUV16-BasicFilter/boundary-probe``: RR requests on a finer ladder, 1 + 0.01 x 0.9^k
+  for k = 0 .. 44 (:data:`_FINE_LADDER`). Twins as above.
 
 ``exact_worst`` (issue 16): for pure requests, the worst case over every adaptive strategy
 with the scenario's epsilons and horizon; for Gaussian requests (the GDP rules), over
@@ -295,6 +300,23 @@ def _basic_stop(profile: str) -> Setup:
                    StopAtWorst((RANDOMIZED_RESPONSE, GAUSSIAN), 0.5, 8, 1.0), rule,
                    f"BasicFilter(2, delta={float(delta)}): RR eps=1/2 while L <= 0, Gaussian "
                    "mu=1/2 charged (1, delta_mu(1)) while L > 0, stop when L > 1")
+
+
+_FINE_LADDER = tuple(1 + 0.01 * 0.9**k for k in range(45))
+"""Overshoots 1.01 down to 1 + 1e-4, 0.9 apart in the excess: pure requests under basic
+composition have hockey-stick 0 at the budget and about 0.88 x their excess epsilon above
+it, so a rule admitting an excess of x is probed to within 0.9 x."""
+
+
+def _basic_probe(profile: str) -> Setup:
+    delta = _quick(profile)
+    rule = FastRule(BasicFilter(_BASIC_EPS, delta=delta), _epsilon)
+    return _hockey(2.0, float(delta),
+                   BoundaryProbe((RANDOMIZED_RESPONSE,), 2.0, len(_FINE_LADDER) + 2,
+                                 overshoots=_FINE_LADDER), rule,
+                   f"BasicFilter(2, delta={float(delta)}): RR requests of 1 + 0.01 x 0.9^k "
+                   "(k = 0 .. 44) x the remaining budget while refused, then the remaining "
+                   "budget")
 
 
 def _basic_twin(profile: str) -> Setup:
@@ -543,13 +565,20 @@ def _stop(kinds: tuple[int, ...], param: float, steps: int, threshold: float
     return lambda v: StopAtWorst(kinds, param, steps, threshold)
 
 
+_GAUSSIAN_LADDER = (2.0, 1.5, 1.4, 1.3, 1.25, 1.2, 1.15, 1.1, 1.05, 1.01)
+"""Overshoots of the Gaussian boundary probes: a Gaussian request's hockey-stick grows
+steeply with mu^2 near these budgets (a 30% overshoot can mean 1.5 x the claimed delta),
+so the rungs are at most 0.1 apart below 1.5."""
+
+
 def _probe_gaussian(mu2: float) -> BoundaryProbe:
     """Gaussian requests probing the boundary of a budget of ``mu2`` in sum mu^2."""
-    return BoundaryProbe((GAUSSIAN,), mu2, 8, measure="mu2")
+    return BoundaryProbe((GAUSSIAN,), mu2, len(_GAUSSIAN_LADDER) + 2,
+                         overshoots=_GAUSSIAN_LADDER, measure="mu2")
 
 
-_PROBED = ("Gaussian requests of 2, 1.5, 1.25, 1.1, 1.05, 1.01 x the remaining mu^2 while "
-           "refused, then the remaining mu^2")
+_PROBED = ("Gaussian requests of 2, 1.5, 1.4, 1.3, 1.25, 1.2, 1.15, 1.1, 1.05, 1.01 x the "
+           "remaining mu^2 while refused, then the remaining mu^2")
 
 
 def _generated(key: str) -> Callable[[float], Any]:
@@ -639,6 +668,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("RRUV16-BasicFilter", "stop-at-worst", Quantity.HOCKEY_STICK,
           "basic approximate-DP filter with Gaussian (epsilon, delta) charges, stop at worst",
           _basic_stop, (_BASIC_TWIN,)),
+    Claim("RRUV16-BasicFilter", "boundary-probe", Quantity.HOCKEY_STICK,
+          "basic approximate-DP filter under requests just above, then at, its remaining "
+          "budget", _basic_probe, (_BASIC_TWIN,)),
     Claim("H23-ThmB.3", "budget-hugging", Quantity.HOCKEY_STICK,
           "W23 (epsilon, delta) filter under requests hugging its budget",
           _w23(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), _W23_TWINS),
@@ -681,6 +713,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("EXT-Lecuyer21", "stop-at-worst", Quantity.HOCKEY_STICK,
           "RDP filter on a grid of orders, adversary stops at the worst moment",
           _curve(_stop(_GAUSS_RR, 0.1, 40, 1.0)), (_CURVE_TWIN,)),
+    Claim("EXT-Lecuyer21", "boundary-probe", Quantity.HOCKEY_STICK,
+          "RDP filter on a grid of orders under requests just above, then at, its "
+          "remaining rho", _curve(_probe_gaussian), (_CURVE_TWIN,)),
     Claim("RRUV16-Filter", "budget-hugging", Quantity.HOCKEY_STICK,
           "RRUV16 filter COMP_{eps_g, delta_g} under requests hugging its budget",
           _rruv16(_hug_sq(_PURE), "RR/Laplace requests hugging 1.2 V*"), (_RRUV16_TWIN,)),
@@ -763,7 +798,10 @@ def _exact(kind: str, menu: tuple[float, ...], horizon: int) -> Callable[[str], 
         delta = _quick(profile)
         rule = _pure_rule(kind, delta)
         worst = filter_worst(rule, menu, horizon, Fraction(2))
-        return replace(_hockey(2.0, float(delta), worst.policy, FastRule(rule, _epsilon),
+        # the policy optimal against the fast path the experiment runs (the same as the
+        # certified path's on a valid rule; a loosened one's own worst case otherwise)
+        policy = filter_worst(rule, menu, horizon, Fraction(2), fast=True).policy
+        return replace(_hockey(2.0, float(delta), policy, FastRule(rule, _epsilon),
                                f"{kind} filter at (2, {float(delta)}): the optimal policy of "
                                f"randomized responses of eps in {menu}, at most {horizon}"),
                        exact_worst=worst.upper())
@@ -788,7 +826,7 @@ CLAIMS += (
           _exact("w23", (0.1,), 60), _W23_TWINS),
     Claim("RRUV16-Filter", "exact-worst", Quantity.HOCKEY_STICK,
           "RRUV16 filter against the exact worst-case policy",
-          _exact("rruv16", (0.1,), 40), (_RRUV16_TWIN,)),
+          _exact("rruv16", (0.1,), 60), (_RRUV16_TWIN,)),
     Claim("H23-Thm3.8", "exact-worst", Quantity.HOCKEY_STICK,
           "(epsilon, delta) accumulator through its filter against the exact worst-case policy",
           _exact("acc38", (0.1,), 60), (_ACC38_TWIN,)),
