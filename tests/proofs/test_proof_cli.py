@@ -26,7 +26,7 @@ def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_show_proof(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["proof", "EXT-GaussianRDP"]) == 0
+    assert main(["proof", "EXT-GDPComposition"]) == 0
     out = capsys.readouterr().out
     assert "checked-pass" in out and "argument" in out and "checked-FAIL" not in out
 
