@@ -124,12 +124,20 @@ def test_every_mutant_dies(step: Step) -> None:
     assert not survivors, f"{step.label}: surviving mutants: {survivors}"
 
 
+# A ratchet on the checked share, at the figures reached with examples tagged (session 7:
+# 420/501 = 83.8% overall, lowest proof H23-Lem2.19 at 1/3). Issue 16 asks for 85% and no
+# proof below 50%; raise these as proofs gain checks, never lower them.
+OVERALL_FLOOR = 0.83
+PER_PROOF_FLOOR = 1 / 3
+
+
 def test_overall_checked_share() -> None:
-    """Issue 5: at least 60% of all proof steps, over every proof file, are checked."""
     proofs = all_proofs()
     steps = sum(len(proof.steps) for proof in proofs)
     checked = sum(len(proof.checked_steps) for proof in proofs)
-    assert checked / steps >= 0.6, f"only {checked}/{steps} steps are checked"
+    assert checked / steps >= OVERALL_FLOOR, f"only {checked}/{steps} steps are checked"
+    low = [f"{p.id} {p.checked_share:.0%}" for p in proofs if p.checked_share < PER_PROOF_FLOOR]
+    assert not low, f"proofs below {PER_PROOF_FLOOR:.0%} checked: {low}"
 
 
 def test_foundation_checked_share() -> None:
