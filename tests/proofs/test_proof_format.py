@@ -326,3 +326,27 @@ def test_a_loose_threshold_survives() -> None:
     )
     survivors = [mutant.description for mutant in mutation_report(step).survivors]
     assert survivors == ["line 4: threshold '10' -> +1"]
+
+
+def test_a_check_that_swallows_exceptions_still_times_out() -> None:
+    """A looping mutant inside library code that catches ``Exception`` (sympy's comparisons
+    do) once hung the mutation test: the time limit is not an ``Exception`` and repeats."""
+    step = _step(
+        """\
+        def check() -> bool:
+            def down(v):
+                for _ in range(1000):  # the alarm lands here, inside the try, nearly always
+                    v = v + 0
+                return v - 1
+
+            x = 0
+            while x < 1:
+                try:
+                    x = down(x)
+                except Exception:
+                    x = 0
+            return x == 1
+        """
+    )
+    result = evaluate_check(step, timeout=0.3)
+    assert not result.passed and "timed out" in result.detail

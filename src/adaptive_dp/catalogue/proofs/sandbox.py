@@ -157,8 +157,9 @@ def _namespace() -> dict[str, Any]:
     return {"__builtins__": safe, "__name__": "proof_check"}
 
 
-class _TimeoutError(Exception):
-    pass
+class _TimeoutError(BaseException):
+    """Not an ``Exception``: library code that catches ``Exception`` (sympy does, in places)
+    must not swallow it and let a looping mutant run forever."""
 
 
 @contextlib.contextmanager
@@ -176,7 +177,8 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         raise _TimeoutError
 
     previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)  # type: ignore[arg-type]  # float seconds, stub too narrow
+    # repeating: should the first alarm still be swallowed, the next one fires 0.1 s later
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)  # type: ignore[arg-type]  # float seconds, stub too narrow
     try:
         yield
     finally:
