@@ -6,16 +6,26 @@ single-site mutant of its asserted relation must fail or raise
 pass. The mutation test records each step's result in
 ``docs/results/proof-mutants/<proof id>.json`` (read by the docs' proof pages), rewriting a
 file only when a figure changed.
+
+The mutants of a step are a deterministic function of its code, the mutator and sandbox
+(their source) and the sympy and mpmath versions; the record carries a hash of all four.
+The default run reruns a step's mutants only when that hash differs from the recorded one
+(so every edited check, and every check after a change of the mutator or of sympy, is
+mutated in the run that changes it); ``-m slow`` reruns every mutant of every step.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
+import importlib
 import json
 import time
 from pathlib import Path
 
+import mpmath
 import pytest
+import sympy
 
 from adaptive_dp.catalogue.proofs import (
     CHECKED_KINDS,
@@ -53,6 +63,25 @@ FOUNDATION = (
 MUTANTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "proof-mutants"
 
 
+def _key(step: Step) -> str:
+    """What a step's mutation result depends on: its code, the mutator and the sandbox, and
+    the versions of sympy and mpmath (module docstring)."""
+    digest = hashlib.sha256((step.code or "").encode())
+    for name in ("mutants", "sandbox"):  # the package's `mutants` is the function: by name
+        module = importlib.import_module(f"adaptive_dp.catalogue.proofs.{name}")
+        digest.update(Path(str(module.__file__)).read_bytes())
+    digest.update(f"sympy {sympy.__version__} mpmath {mpmath.__version__}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _recorded(step: Step) -> dict[str, object] | None:
+    path = MUTANTS / f"{step.proof_id}.json"
+    if not path.is_file():
+        return None
+    entry: dict[str, object] | None = json.loads(path.read_text("utf-8"))["steps"].get(step.label)
+    return entry
+
+
 def _record(step: Step, total: int, killed: int) -> None:
     """Write ``step``'s mutation result into its proof's results file (xdist-safe: locked)."""
     MUTANTS.mkdir(parents=True, exist_ok=True)
@@ -62,7 +91,7 @@ def _record(step: Step, total: int, killed: int) -> None:
         handle.seek(0)
         text = handle.read()
         old = json.loads(text)["steps"] if text.strip() else {}
-        old[step.label] = {"mutants": total, "killed": killed}
+        old[step.label] = {"mutants": total, "killed": killed, "key": _key(step)}
         steps = {label: old[label] for label in current if label in old}
         new = json.dumps({"proof": step.proof_id, "steps": steps}, indent=2) + "\n"
         if new != text:
@@ -107,8 +136,7 @@ def test_check_is_not_a_restatement(step: Step) -> None:
     assert trivial_reason(step) is None, f"{step.label}: {trivial_reason(step)}"
 
 
-@pytest.mark.parametrize("step", CHECKED, ids=CHECKED_IDS)
-def test_every_mutant_dies(step: Step) -> None:
+def _mutate(step: Step, record: bool = True) -> None:
     started = time.perf_counter()
     baseline = evaluate_check(step)
     timeout = mutant_timeout(time.perf_counter() - started)
@@ -119,9 +147,28 @@ def test_every_mutant_dies(step: Step) -> None:
         count += 1
         if mutant.survives(timeout):
             survivors.append(mutant.description)
-    _record(step, count, count - len(survivors))
+    if record:
+        _record(step, count, count - len(survivors))
     assert count > 0, f"{step.label}: no mutation site"
     assert not survivors, f"{step.label}: surviving mutants: {survivors}"
+
+
+@pytest.mark.parametrize("step", CHECKED, ids=CHECKED_IDS)
+def test_every_mutant_dies(step: Step) -> None:
+    """Reruns the mutants unless the record holds this step's key with every mutant killed."""
+    entry = _recorded(step)
+    total = entry.get("mutants") if entry else None
+    if (entry is not None and entry.get("key") == _key(step) and isinstance(total, int)
+            and total > 0 and entry.get("killed") == total):
+        return
+    _mutate(step)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", CHECKED, ids=CHECKED_IDS)
+def test_every_mutant_dies_rerun(step: Step) -> None:
+    """Every mutant of every step, whatever the record says."""
+    _mutate(step)
 
 
 # A ratchet on the checked share, at the figures reached with examples tagged (session 7:
@@ -165,3 +212,16 @@ def test_foundation_proofs_cite_spec_ids() -> None:
         assert proof_id in known, f"{proof_id} is not a spec id"
         unknown = [used for used in load_proof(proof_id).uses if used not in known]
         assert not unknown, f"{proof_id} cites unknown ids {unknown}"
+
+
+def test_an_edited_check_is_mutated_again() -> None:
+    """The record is keyed by the code: a loosened copy of a recorded step has a new key, so
+    the default run mutates it, and its surviving mutant fails the test."""
+    import dataclasses
+
+    step = CHECKED[0]
+    assert (_recorded(step) or {}).get("key") == _key(step)
+    loose = dataclasses.replace(step, code="def check() -> bool:\n    return 2 <= 10\n")
+    assert _key(loose) != _key(step)
+    with pytest.raises(AssertionError, match="surviving mutants"):
+        _mutate(loose, record=False)
