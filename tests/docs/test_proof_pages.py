@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("sphinx", reason="the docs extension needs the docs extra")
+pytest.importorskip("docutils", reason="the docs extension needs the docs extra")
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 proof_pages = importlib.import_module("proof_pages")
