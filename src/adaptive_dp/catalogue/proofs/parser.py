@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from adaptive_dp.errors import AdaptiveDPError
 from adaptive_dp.resources import data_dir
@@ -227,7 +227,7 @@ def _parse_steps(proof_id: str, numbered: list[tuple[int, str]]) -> list[Step]:
         where = f"{proof_id} step {item.number} (line {item.line})"
         if item.number != expected:
             raise ProofFormatError(f"{where}: expected step number {expected}")
-        if item.kind not in ("algebra", "numeric", "example", "argument"):
+        if item.kind not in get_args(StepKind):
             raise ProofFormatError(f"{where}: unknown step kind {item.kind!r}")
         kind: StepKind = item.kind  # type: ignore[assignment]  # checked on the line above
         text = " ".join(part for part in item.text if part).strip()
