@@ -50,6 +50,8 @@ def test_json_stdout_and_file(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert data["profile"] == "quick" and data["exit"] == 0
     (claim,) = data["claims"]
     assert claim["id"] == ONE and claim["verdict"] == "holds"
+    assert claim["id"] == f"{claim['spec']}/{claim['scenario']}"  # the note does not overwrite it
+    assert claim["note"] and claim["twins"][0]["note"]
     assert claim["twins"][0]["caught"] is True
     target = tmp_path / "out.json"
     assert main(["verify", "--only", ONE, "--json", str(target), "--seed", "3"]) == 0

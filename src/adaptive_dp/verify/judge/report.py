@@ -83,7 +83,7 @@ def _test_json(result: TestResult) -> dict[str, Any]:
                   "upper": _fraction(result.upper, result.claimed)},
         "exact_worst": None if worst is None else {
             "value": _num(worst), "fraction": _fraction(worst, result.claimed)},
-        "verdict": result.verdict.value, "scenario": result.note, "error": result.error,
+        "verdict": result.verdict.value, "note": result.note, "error": result.error,
     }
 
 
