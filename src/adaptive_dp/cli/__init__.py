@@ -23,14 +23,17 @@ from adaptive_dp.errors import (
     ParameterTypeError,
 )
 
-__all__ = ["Subcommand", "UsageError", "build_parser", "main"]
+__all__ = ["Parser", "Subcommand", "UsageError", "build_parser", "main"]
 
 
 class UsageError(Exception):
     """Raised by a subcommand for bad input: reported on one line, exit 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
+    """The parser of the command and its subcommands: a usage error is one line on
+    stderr and exit status 2."""
+
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(2)
@@ -60,12 +63,12 @@ def _subcommands() -> list[Subcommand]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every installed subcommand."""
-    parser = _Parser(
+    parser = Parser(
         prog="adaptive-dp",
         description="Reference implementation of adaptive privacy composition.",
     )
     parser.add_argument("--version", action="version", version=f"adaptive-dp {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in _subcommands():
         child = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.configure(child)

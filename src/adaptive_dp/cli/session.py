@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from adaptive_dp.cli import UsageError, _Parser
+from adaptive_dp.cli import Parser, UsageError
 from adaptive_dp.cli.filter import books_from_flags, rule_from_flags
 from adaptive_dp.filters.named import ACCUMULATORS, ODOMETERS, RULES
 from adaptive_dp.guarantees.histories import NEIGHBOURS
@@ -52,7 +52,7 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-class _Intermixed(_Parser):
+class _Intermixed(Parser):
     """A parser taking options between positionals (``spend DB --id ID JSON``)."""
 
     _inside = False
