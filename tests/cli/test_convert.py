@@ -232,3 +232,14 @@ def test_compose_spends_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""
     assert len(captured.err.strip().splitlines()) == 1 and message in captured.err
+
+
+@pytest.mark.parametrize("method", ["cks", "bun-steinke"])
+def test_epsilon_beyond_floats_names_the_inputs(method: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """rho = 1e400 is a finite exact input whose epsilon overflows a float: one line naming
+    the flags (the long fuzz campaign found bun-steinke reporting "epsilon=inf")."""
+    argv = ["convert", "zcdp-to-dp", "--rho", "1e400", "--delta", "0.5", "--method", method]
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "--rho 1e400" in line and "no finite certified value" in line

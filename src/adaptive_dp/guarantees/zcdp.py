@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable
 from fractions import Fraction
 
-from adaptive_dp.errors import UnsupportedGuaranteeError
+from adaptive_dp.errors import NonFiniteResultError, UnsupportedGuaranteeError
 from adaptive_dp.guarantees.bounds import BunSteinkeBound, cks20_delta_upper, cks20_epsilon_ball
 from adaptive_dp.guarantees.definitions import ZCDP, ApproxDP, ApproxZCDP, PureDP
 from adaptive_dp.numerics import (
@@ -75,13 +75,16 @@ def zcdp_to_dp_bun_steinke(guarantee: ZCDP | ApproxZCDP, delta_slack: ExactLike)
 
     ``delta_slack`` is delta'' (0 < delta'' < 1). epsilon is certified and rounded up;
     the delta is the exact sum delta + delta'' (a ``DeltaRangeError`` if it reaches 1).
-    A plain ``ZCDP`` has delta = 0.
+    A plain ``ZCDP`` has delta = 0. An epsilon beyond the float range raises
+    ``NonFiniteResultError``.
     """
     _require(guarantee, (ZCDP, ApproxZCDP), "guarantee")
     slack = exact_delta(delta_slack, "delta_slack", allow_zero=False)
     base = guarantee.delta if isinstance(guarantee, ApproxZCDP) else Fraction(0)
     total = exact_delta(base + slack, "delta + delta_slack")
     epsilon = ball_upper(BunSteinkeBound(slack).ball(guarantee.rho))
+    if not math.isfinite(epsilon):
+        raise NonFiniteResultError(f"rho={guarantee.rho}: the epsilon is beyond the float range")
     return ApproxDP(epsilon, total)
 
 
