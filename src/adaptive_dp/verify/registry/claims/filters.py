@@ -92,6 +92,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,7 @@ from numpy.typing import NDArray
 
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
+from adaptive_dp.filters.brownian import UnifiedFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
 from adaptive_dp.filters.rdp import RDPCurveFilter, RDPFilter
@@ -197,23 +199,44 @@ def _gdp_spend(kind: int, param: float) -> object:
     return GDP(param)
 
 
+@lru_cache(maxsize=4096)
+def _gaussian_delta(mu: float, epsilon: float) -> float:
+    from adaptive_dp.guarantees.gdp import gdp_delta
+
+    return gdp_delta(GDP(mu), epsilon)
+
+
+@lru_cache(maxsize=4096)
+def _gaussian_mu(epsilon: float, delta: float) -> float:
+    from adaptive_dp.guarantees.gdp import gdp_mu_for
+
+    return float(gdp_mu_for(epsilon, delta).mu)
+
+
 @dataclass(frozen=True, slots=True)
 class GaussianCharge:
-    """The (epsilon, delta) charge of a Gaussian release of one fixed ``mu``: epsilon =
-    ``epsilon``, delta = delta_mu(epsilon) of EXT-DRS19 (certified, rounded up); pure
-    requests are charged (param, 0). Any other Gaussian mu is an error."""
+    """The (epsilon, delta) charge of a Gaussian release: epsilon = ``epsilon``, delta =
+    delta_mu(epsilon) of EXT-DRS19 at the request's mu (certified, rounded up: at least
+    the Gaussian's true delta at ``epsilon``); pure requests are charged (param, 0).
 
-    mu: float
+    ``mu``: the one mu every Gaussian request must have (any other is an error), or None:
+    each request's own mu (the delta-split claims), with the way back ``param_for``, the
+    largest mu whose exact delta_mu(epsilon) is at most the delta asked for (EXT-DRS19's
+    inverse, certified rounded down: its charge is within rounding of that delta)."""
+
+    mu: float | None
     epsilon: float
 
-    def delta_of_gaussian(self) -> float:
-        from adaptive_dp.guarantees.gdp import gdp_delta
-
-        return gdp_delta(GDP(self.mu), self.epsilon)
+    def delta_of_gaussian(self, mu: float | None = None) -> float:
+        """delta_mu(epsilon) at ``mu`` (default: the fixed mu), certified rounded up."""
+        chosen = self.mu if mu is None else mu
+        if chosen is None:
+            raise ValueError("GaussianCharge: no mu given and none fixed")
+        return _gaussian_delta(chosen, self.epsilon)
 
     def _check(self, kind: Kinds, param: Params) -> NDArray[np.bool_]:
         gauss: NDArray[np.bool_] = kind == GAUSSIAN
-        if np.any(param[gauss] != self.mu):
+        if self.mu is not None and np.any(param[gauss] != self.mu):
             raise ValueError(f"GaussianCharge: every Gaussian request must have mu={self.mu}")
         return gauss
 
@@ -222,12 +245,24 @@ class GaussianCharge:
         return out
 
     def delta(self, kind: Kinds, param: Params) -> Params:
-        out: Params = np.where(self._check(kind, param), self.delta_of_gaussian(), 0.0)
+        gauss = self._check(kind, param)
+        mus, index = np.unique(param[gauss], return_inverse=True)
+        charged = np.array([self.delta_of_gaussian(float(m)) for m in mus])
+        out: Params = np.zeros(param.shape)
+        out[gauss] = charged[index.ravel()]
+        return out
+
+    def param_for(self, delta: Params) -> Params:
+        """Per path, the mu of a Gaussian whose charge is (``epsilon``, ``delta``)."""
+        values, index = np.unique(delta, return_inverse=True)
+        mus = np.array([_gaussian_mu(self.epsilon, float(d)) for d in values])
+        out: Params = mus[index.ravel()]
         return out
 
     def spend(self, kind: int, param: float) -> object:
         if kind == GAUSSIAN:
-            return (self.epsilon, self.delta_of_gaussian())
+            self._check(np.array([kind], dtype=np.int8), np.array([param]))
+            return (self.epsilon, self.delta_of_gaussian(param))
         return (param, 0)
 
 
@@ -844,3 +879,107 @@ CLAIMS = with_exact_worst(CLAIMS, {
     "EXT-GDPAccumulator/budget-hugging": _gdp_worst,
     "EXT-GDPAccumulator/stop-at-worst": _gdp_worst,
 })
+
+
+# delta-split (issue 16: "deltas at their split") -------------------------------------------
+# Every rule here takes a per-request delta and a delta budget; the adversary asks for
+# Gaussian releases charged (epsilon_i, delta_mu(epsilon_i)) (GaussianCharge with the
+# request's own mu) whose delta overshoots the remaining delta budget, then meets it.
+_DELTA_LADDER = (1024.0, 768.0, 512.0, 384.0, 256.0, 192.0, 128.0, 96.0, 64.0, 48.0, 32.0,
+                 24.0, 20.0, 16.0, 12.0, 10.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.5, *_GAUSSIAN_LADDER)
+"""Overshoots of the delta-split probes: about 4/3 apart up to 1024 x the remaining delta
+budget (a rule whose delta check is loosened by a large factor is detectable only through
+a large overshoot, see below), then the Gaussian ladder; a probe keeps those whose delta
+is below 1 (a delta of 1 or more is no request)."""
+
+_LIGHT_EPS = 0.3
+"""The epsilon every Gaussian is charged at by the concentration rules' delta-split
+claims: about half the largest single epsilon each admits at eps = 2 (RRUV16 at
+delta_g = 1e-3 admits about 0.38), so the epsilon/rho check never refuses first."""
+
+
+def _split_probe(budget: float, charge: GaussianCharge) -> BoundaryProbe:
+    ladder = tuple(o for o in _DELTA_LADDER if o * budget < 1)
+    return BoundaryProbe((GAUSSIAN,), budget, len(ladder) + 2, overshoots=ladder,
+                         measure="delta", charge=charge)
+
+
+def _split_setup(rule: Any, budget: Fraction, charge: GaussianCharge, to_rho: bool,
+                 claimed: Fraction, what: str) -> Setup:
+    primary: Primary = charge.primary
+    if to_rho:  # an (epsilon, delta)-DP release is delta-approximate epsilon^2/2-zCDP
+        primary = lambda kind, param: _rho(kind, charge.primary(kind, param))  # noqa: E731
+    return _hockey(2.0, float(claimed), _split_probe(float(budget), charge),
+                   FastRule(rule, primary, charge.delta),
+                   f"{what}: Gaussians of per-request mu charged (eps_i, delta_mu(eps_i)) at "
+                   f"eps_i = {charge.epsilon}{' (rho = eps_i^2/2)' if to_rho else ''}, "
+                   "delta_mu(eps_i) at overshoots of up to 1024 x the remaining delta "
+                   f"budget {float(budget)} while refused, then at it")
+
+
+_UNSEEN = ("a Gaussian charged (0.3, d) has hockey-stick at eps = 2 far below d (about "
+           "1e-13 at d = 0.025), so the probe sees the delta check only when it is loosened "
+           "about 15-fold (quick) or 350-fold (full): a smaller loosening is a valid rule "
+           "at the claim's delta for every release the simulator can make")
+
+
+def _basic_split(profile: str) -> Setup:
+    delta = _quick(profile)
+    charge = GaussianCharge(None, float(_BASIC_EPS))
+    setup = _split_setup(BasicFilter(_BASIC_EPS, delta=delta), delta, charge, False, delta,
+                         f"BasicFilter(2, delta={float(delta)})")
+    # one Gaussian charged at the whole epsilon: its hockey-stick at 2 IS its charge
+    return replace(setup, exact_worst=float(delta))
+
+
+def _w23_split(profile: str) -> Setup:
+    delta = _quick(profile)
+    rule = W23Filter(_W23_EPS, delta=delta, delta_slack=delta / 2)
+    return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), False, delta,
+                        f"W23Filter(2, delta={float(delta)}, delta'={float(delta / 2)}); "
+                        f"{_UNSEEN}")
+
+
+def _zf_split_of(cls: Callable[..., Rule], name: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        rule = cls(_ZF_EPS, delta=delta, delta_slack=delta / 2)
+        return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), True, delta,
+                            f"{name}(2, delta={float(delta)}, delta''={float(delta / 2)}); "
+                            f"{_UNSEEN}")
+    return build
+
+
+def _rruv16_split(profile: str) -> Setup:
+    delta = _quick(profile)
+    rule = RRUV16Filter(_RRUV16_EPS, delta=delta)
+    return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), False, delta,
+                        f"RRUV16Filter(2, delta_g={float(delta)}), sum delta_j <= delta_g/2; "
+                        f"{_UNSEEN}")
+
+
+def _zf_split(profile: str) -> Setup:
+    return _zf_split_of(ZCDPFilter, "ZCDPFilter")(profile)
+
+
+def _unified_split(profile: str) -> Setup:
+    return _zf_split_of(UnifiedFilter, "UnifiedFilter")(profile)
+
+
+CLAIMS += (
+    Claim("RRUV16-BasicFilter", "delta-split", Quantity.HOCKEY_STICK,
+          "basic approximate-DP filter under per-request deltas just above, then at, its "
+          "remaining delta", _basic_split, (_BASIC_TWIN,)),
+    Claim("H23-ThmB.3", "delta-split", Quantity.HOCKEY_STICK,
+          "W23 (epsilon, delta) filter under per-request deltas just above, then at, its "
+          "remaining delta''", _w23_split, _W23_TWINS),
+    Claim("R23-Thm2", "delta-split", Quantity.HOCKEY_STICK,
+          "approximate-zCDP filter under per-request deltas just above, then at, its "
+          "remaining delta", _zf_split, (_ZF_TWIN,)),
+    Claim("R23-Thm6", "delta-split", Quantity.HOCKEY_STICK,
+          "unified filter's zCDP rounds under per-request deltas just above, then at, its "
+          "remaining delta", _unified_split, (_ZF_TWIN,)),
+    Claim("RRUV16-Filter", "delta-split", Quantity.HOCKEY_STICK,
+          "RRUV16 filter under per-request deltas just above, then at, delta_g/2 minus "
+          "their sum", _rruv16_split, (_RRUV16_TWIN,)),
+)
