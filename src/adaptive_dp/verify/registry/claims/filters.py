@@ -213,6 +213,16 @@ def _gaussian_mu(epsilon: float, delta: float) -> float:
     return float(gdp_mu_for(epsilon, delta).mu)
 
 
+def _per_value(values: Params, f: Callable[[float], float]) -> Params:
+    """``f`` of every entry, evaluated once per distinct value (once when all are equal,
+    as on an output-independent adversary's paths, without sorting)."""
+    if values.size and values.min() == values.max():
+        return np.full(values.shape, f(float(values.flat[0])))
+    distinct, index = np.unique(values, return_inverse=True)
+    out: Params = np.array([f(float(v)) for v in distinct])[index.ravel()]
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class GaussianCharge:
     """The (epsilon, delta) charge of a Gaussian release: epsilon = ``epsilon``, delta =
@@ -246,18 +256,15 @@ class GaussianCharge:
 
     def delta(self, kind: Kinds, param: Params) -> Params:
         gauss = self._check(kind, param)
-        mus, index = np.unique(param[gauss], return_inverse=True)
-        charged = np.array([self.delta_of_gaussian(float(m)) for m in mus])
-        out: Params = np.zeros(param.shape)
-        out[gauss] = charged[index.ravel()]
+        if not gauss.any():
+            return np.zeros(param.shape)
+        out: Params = np.where(gauss, _per_value(np.where(gauss, param, param[gauss][0]),
+                                                 self.delta_of_gaussian), 0.0)
         return out
 
     def param_for(self, delta: Params) -> Params:
         """Per path, the mu of a Gaussian whose charge is (``epsilon``, ``delta``)."""
-        values, index = np.unique(delta, return_inverse=True)
-        mus = np.array([_gaussian_mu(self.epsilon, float(d)) for d in values])
-        out: Params = mus[index.ravel()]
-        return out
+        return _per_value(delta, lambda d: _gaussian_mu(self.epsilon, d))
 
     def spend(self, kind: int, param: float) -> object:
         if kind == GAUSSIAN:
