@@ -15,10 +15,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from adaptive_dp.filters.basic import PureDPFilter
+from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
 from adaptive_dp.filters.brownian import BrownianFilter, fast_bm_spend, smallest_time_value
 from adaptive_dp.filters.zcdp import ZCDPFilter
-from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE
+from adaptive_dp.interactive.adversary import GAUSSIAN, LAPLACE, RANDOMIZED_RESPONSE
 from adaptive_dp.numerics.floats import Flag, Real, add_up, inflate_up
 from adaptive_dp.verify.judge.boundary_adversaries import (
     BoundaryProbe,
@@ -145,3 +145,37 @@ def test_boundary_probe_is_admitted_at_the_boundary_through_a_rounded_map() -> N
     assert out.kinds is not None and out.params is not None
     assert (out.kinds[:, :6] == -1).all() and (out.kinds[:, 6] == GAUSSIAN).all()
     assert out.params[:, 6] ** 2 == pytest.approx(budget, rel=1e-8)
+
+
+class _IdentityCharge:
+    """A delta charge for the probe's own test: a request's delta is its parameter."""
+
+    def delta(self, kind: np.ndarray, param: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.where(kind == -1, 0.0, param)
+        return out
+
+    def param_for(self, delta: np.ndarray) -> np.ndarray:
+        return delta
+
+
+def test_boundary_probe_delta_measure_meets_the_remaining_delta() -> None:
+    """measure="delta" on a rule looser than the probe's budget (BasicFilter(10,
+    delta=0.1), epsilon 1 and delta = the parameter per request; probe budget 0.06):
+    the 2x overshoot (0.12) is refused, the 1.5x one (0.09, less 1e-9) admitted, and the
+    spend read back through the charge leaves nothing to ask for."""
+    rule = FastRule(BasicFilter(10, delta=Fraction(1, 10)), lambda k, p: np.ones_like(p),
+                    lambda k, p: p)
+    probe = BoundaryProbe((RANDOMIZED_RESPONSE,), 0.06, 4, overshoots=(2.0, 1.5),
+                          measure="delta", charge=_IdentityCharge())
+    out = simulate(probe, 2, np.random.default_rng(0), rule=rule, record=True)
+    assert out.kinds is not None and out.params is not None
+    assert (out.kinds[:, 0] == -1).all() and (out.kinds[:, 1] == RANDOMIZED_RESPONSE).all()
+    assert out.params[0, 1] == pytest.approx(0.09 * (1 - 1e-9), rel=1e-12)
+    assert (out.kinds[:, 2:] == -1).all()
+
+
+def test_boundary_probe_delta_measure_needs_a_charge() -> None:
+    with pytest.raises(ValueError, match="needs a charge"):
+        BoundaryProbe((GAUSSIAN,), 0.1, 4, measure="delta")
+    with pytest.raises(ValueError, match="only with measure='delta'"):
+        BoundaryProbe((GAUSSIAN,), 0.1, 4, measure="mu2", charge=_IdentityCharge())

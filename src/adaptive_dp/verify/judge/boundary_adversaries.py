@@ -20,7 +20,12 @@ refuses every overshoot, a loosened rule admits what its defect lets through.
 - :class:`BoundaryProbe`: a batch adversary (the protocol of
   :mod:`adaptive_dp.verify.judge.adversaries`) spending a known budget through a rule:
   it requests ``overshoot * remaining`` while its requests are refused, one factor of
-  ``overshoots`` per refusal, then the remaining budget itself (the boundary).
+  ``overshoots`` per refusal, then the remaining budget itself (the boundary). The
+  budget is additive in epsilon, in mu^2, or (``measure="delta"``, issue 16: "deltas at
+  their split") in the per-request deltas that a :class:`DeltaCharge` charges: the probe
+  then asks for releases whose charged delta overshoots the remaining DELTA budget (the
+  part of a rule's delta left to the mechanisms' deltas once its split is taken), so
+  that a rule whose delta check is loosened admits what a valid rule refuses.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,10 +42,25 @@ from adaptive_dp.interactive.adversary import AdversaryView
 from adaptive_dp.verify.judge.adversaries import _check, _check_measure, _kinds, _spent
 from adaptive_dp.verify.judge.simulate import Request
 
-__all__ = ["BoundaryProbe", "first_passage_grid", "smallest_admitted"]
+__all__ = ["BoundaryProbe", "DeltaCharge", "first_passage_grid", "smallest_admitted"]
 
 Array = NDArray[np.float64]
 Bools = NDArray[np.bool_]
+Kinds = NDArray[np.int8]
+
+
+class DeltaCharge(Protocol):
+    """How a rule is charged the delta of each request, and the way back.
+
+    ``delta(kind, param)``: the delta charged for each request (0 for a refused column of
+    the history, kind -1, param 0); it must be at least the released mechanism's true
+    delta at its charged epsilon (a certified upper bound). ``param_for(delta)``: per
+    path, a request parameter whose charged delta is at most ``delta`` and as close to it
+    as the charge's rounding allows (0 for delta = 0)."""
+
+    def delta(self, kind: Kinds, param: Array) -> Array: ...
+
+    def param_for(self, delta: Array) -> Array: ...
 
 
 def smallest_admitted(admits: Callable[[Array], Bools], low: Array, high: Array,
@@ -84,8 +104,9 @@ def first_passage_grid(t_min: float, points: int = 300, span: float = 20.0,
 
 @dataclass(frozen=True, slots=True)
 class BoundaryProbe:
-    """Spend ``budget`` (additive in epsilon, or in mu^2 for Gaussian releases) through a
-    rule by probing its boundary.
+    """Spend ``budget`` (additive in epsilon, in mu^2 for Gaussian releases, or in the
+    deltas that ``charge`` charges, ``measure="delta"``) through a rule by probing its
+    boundary.
 
     A path whose last ``r`` requests were refused asks for
     ``at * overshoots[r] * remaining`` (in the budget's measure); once every overshoot
@@ -94,7 +115,9 @@ class BoundaryProbe:
     mu^2/2, so that a request at a boundary is not refused by rounding), and after an
     admitted request it starts again from ``overshoots[0]``. A valid rule at the budget
     refuses every overshoot > 1, so a path spends the budget at the boundary; a rule
-    loosened by a factor f admits the overshoots <= f.
+    loosened by a factor f admits the overshoots <= f. With ``measure="delta"`` the
+    request is ``charge.param_for`` of the delta asked for, and the spend is the sum of
+    the charged deltas of the admitted requests.
     """
 
     FAMILY: ClassVar[str] = "boundary-probe"
@@ -105,6 +128,7 @@ class BoundaryProbe:
     at: float = 1 - 1e-9
     measure: str = "epsilon"
     pivot: float = 0.0
+    charge: DeltaCharge | None = None
 
     def __post_init__(self) -> None:
         if any(not (math.isfinite(f) and f > 1) for f in self.overshoots):
@@ -112,10 +136,25 @@ class BoundaryProbe:
         if not 0 < self.at <= 1:
             raise ValueError(f"at={self.at!r} is not allowed: expected 0 < at <= 1")
         _check(self.steps, self.kinds)
-        _check_measure(self.measure)
+        if self.measure == "delta":
+            if self.charge is None:
+                raise ValueError("measure='delta' needs a charge")
+        else:
+            _check_measure(self.measure)
+            if self.charge is not None:
+                raise ValueError(f"a charge is used only with measure='delta', "
+                                 f"not {self.measure!r}")
+
+    def _spent(self, view: AdversaryView) -> Array:
+        if self.charge is None:
+            return _spent(view, self.measure)
+        spent = np.zeros(view.paths)
+        for column in range(view.step):  # refused columns (kind -1) are charged 0
+            spent += self.charge.delta(view.kinds[:, column], view.params[:, column])
+        return spent
 
     def choose(self, view: AdversaryView, rng: np.random.Generator) -> Request:
-        remaining = np.maximum(self.budget - _spent(view, self.measure), 0.0)
+        remaining = np.maximum(self.budget - self._spent(view), 0.0)
         n, t = view.paths, view.step
         refused = np.zeros(n, dtype=np.int64)  # trailing refusals (kind -1 in the history)
         for column in range(t - 1, -1, -1):
@@ -125,7 +164,9 @@ class BoundaryProbe:
             refused += more
         factors = self.at * np.append(np.asarray(self.overshoots, dtype=np.float64), 1.0)
         param = factors[np.minimum(refused, len(self.overshoots))] * remaining
-        if self.measure != "epsilon":
+        if self.charge is not None:
+            param = self.charge.param_for(param)
+        elif self.measure != "epsilon":
             param = np.sqrt(param)
         go = (remaining > 0) & (t < self.steps)
         return Request(_kinds(view, self.kinds, self.pivot), param, go)

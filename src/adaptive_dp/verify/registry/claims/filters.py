@@ -82,6 +82,22 @@ full 1e-3.
   ``RRUV16-BasicFilter/boundary-probe``: RR requests on a finer ladder, 1 + 0.01 x 0.9^k
   for k = 0 .. 44 (:data:`_FINE_LADDER`). Twins as above.
 
+- ``RRUV16-BasicFilter/delta-split``, ``H23-ThmB.3/delta-split``, ``R23-Thm2/delta-split``,
+  ``R23-Thm6/delta-split`` (the unified filter's zCDP rounds), ``RRUV16-Filter/delta-split``
+  (issue 16: "deltas at their split"): the rules with per-request deltas and a delta
+  budget (the basic filter's delta; W23's delta'' = delta - delta'; the zCDP and unified
+  filters' delta - delta''; RRUV16's delta_g/2), each at (2, delta) with the split at
+  delta/2 (the basic filter: all of delta). A :class:`BoundaryProbe` with
+  ``measure="delta"`` asks for Gaussians of per-request mu charged (eps_i,
+  delta_mu(eps_i)) (:class:`GaussianCharge` with ``mu=None``: certified, rounded up;
+  eps_i = 2 for the basic filter, 0.3 otherwise, entering the zCDP rules as rho =
+  eps_i^2/2) at overshoots of the remaining delta budget (:data:`_DELTA_LADDER`), then
+  at it. The basic filter's claim is tight (one Gaussian charged at the whole epsilon:
+  its hockey-stick at 2 is its charge), so a delta check loosened by f gives 1/f x the
+  claim; the others see a loosened delta check only when it is loosened 11- to 15-fold
+  (quick) or 244- to 342-fold (full), as the claims' notes say
+  (tests/verify/test_delta_split.py).
+
 ``exact_worst`` (issue 16): for pure requests, the worst case over every adaptive strategy
 with the scenario's epsilons and horizon; for Gaussian requests (the GDP rules), over
 every adaptive mu within the budget (the Gaussian mechanism's delta at mu = 3/2).
@@ -92,6 +108,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -99,6 +116,7 @@ from numpy.typing import NDArray
 
 from adaptive_dp.filters.base import Rule
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
+from adaptive_dp.filters.brownian import UnifiedFilter
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.gdp import GDPFilter
 from adaptive_dp.filters.rdp import RDPCurveFilter, RDPFilter
@@ -197,23 +215,54 @@ def _gdp_spend(kind: int, param: float) -> object:
     return GDP(param)
 
 
+@lru_cache(maxsize=4096)
+def _gaussian_delta(mu: float, epsilon: float) -> float:
+    from adaptive_dp.guarantees.gdp import gdp_delta
+
+    return gdp_delta(GDP(mu), epsilon)
+
+
+@lru_cache(maxsize=4096)
+def _gaussian_mu(epsilon: float, delta: float) -> float:
+    from adaptive_dp.guarantees.gdp import gdp_mu_for
+
+    return float(gdp_mu_for(epsilon, delta).mu)
+
+
+def _per_value(values: Params, f: Callable[[float], float]) -> Params:
+    """``f`` of every entry, evaluated once per distinct value (once when all are equal,
+    as on an output-independent adversary's paths, without sorting)."""
+    if values.size and values.min() == values.max():
+        return np.full(values.shape, f(float(values.flat[0])))
+    distinct, index = np.unique(values, return_inverse=True)
+    out: Params = np.array([f(float(v)) for v in distinct])[index.ravel()]
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class GaussianCharge:
-    """The (epsilon, delta) charge of a Gaussian release of one fixed ``mu``: epsilon =
-    ``epsilon``, delta = delta_mu(epsilon) of EXT-DRS19 (certified, rounded up); pure
-    requests are charged (param, 0). Any other Gaussian mu is an error."""
+    """The (epsilon, delta) charge of a Gaussian release: epsilon = ``epsilon``, delta =
+    delta_mu(epsilon) of EXT-DRS19 at the request's mu (certified, rounded up: at least
+    the Gaussian's true delta at ``epsilon``); pure requests are charged (param, 0).
 
-    mu: float
+    ``mu``: the one mu every Gaussian request must have (any other is an error), or None:
+    each request's own mu (the delta-split claims), with the way back ``param_for``, the
+    largest mu whose exact delta_mu(epsilon) is at most the delta asked for (EXT-DRS19's
+    inverse, certified rounded down: its charge is within rounding of that delta)."""
+
+    mu: float | None
     epsilon: float
 
-    def delta_of_gaussian(self) -> float:
-        from adaptive_dp.guarantees.gdp import gdp_delta
-
-        return gdp_delta(GDP(self.mu), self.epsilon)
+    def delta_of_gaussian(self, mu: float | None = None) -> float:
+        """delta_mu(epsilon) at ``mu`` (default: the fixed mu), certified rounded up."""
+        chosen = self.mu if mu is None else mu
+        if chosen is None:
+            raise ValueError("GaussianCharge: no mu given and none fixed")
+        return _gaussian_delta(chosen, self.epsilon)
 
     def _check(self, kind: Kinds, param: Params) -> NDArray[np.bool_]:
         gauss: NDArray[np.bool_] = kind == GAUSSIAN
-        if np.any(param[gauss] != self.mu):
+        if self.mu is not None and np.any(param[gauss] != self.mu):
             raise ValueError(f"GaussianCharge: every Gaussian request must have mu={self.mu}")
         return gauss
 
@@ -222,12 +271,21 @@ class GaussianCharge:
         return out
 
     def delta(self, kind: Kinds, param: Params) -> Params:
-        out: Params = np.where(self._check(kind, param), self.delta_of_gaussian(), 0.0)
+        gauss = self._check(kind, param)
+        if not gauss.any():
+            return np.zeros(param.shape)
+        out: Params = np.where(gauss, _per_value(np.where(gauss, param, param[gauss][0]),
+                                                 self.delta_of_gaussian), 0.0)
         return out
+
+    def param_for(self, delta: Params) -> Params:
+        """Per path, the mu of a Gaussian whose charge is (``epsilon``, ``delta``)."""
+        return _per_value(delta, lambda d: _gaussian_mu(self.epsilon, d))
 
     def spend(self, kind: int, param: float) -> object:
         if kind == GAUSSIAN:
-            return (self.epsilon, self.delta_of_gaussian())
+            self._check(np.array([kind], dtype=np.int8), np.array([param]))
+            return (self.epsilon, self.delta_of_gaussian(param))
         return (param, 0)
 
 
@@ -844,3 +902,113 @@ CLAIMS = with_exact_worst(CLAIMS, {
     "EXT-GDPAccumulator/budget-hugging": _gdp_worst,
     "EXT-GDPAccumulator/stop-at-worst": _gdp_worst,
 })
+
+
+# delta-split (issue 16: "deltas at their split") -------------------------------------------
+# Every rule here takes a per-request delta and a delta budget; the adversary asks for
+# Gaussian releases charged (epsilon_i, delta_mu(epsilon_i)) (GaussianCharge with the
+# request's own mu) whose delta overshoots the remaining delta budget, then meets it.
+_DELTA_LADDER = (1024.0, 768.0, 512.0, 384.0, 256.0, 192.0, 128.0, 96.0, 64.0, 48.0, 32.0,
+                 24.0, 20.0, 16.0, 12.0, 10.0, 8.0, 6.0, 5.0, 4.0, 3.0, 2.5, *_GAUSSIAN_LADDER)
+"""Overshoots of the delta-split probes: 1.2 to 1.5 apart up to 1024 x the remaining delta
+budget (a rule whose delta check is loosened by a large factor is detectable only through
+a large overshoot, see below), then the Gaussian ladder; a probe keeps those whose delta
+is below 1 (a delta of 1 or more is no request)."""
+
+_LIGHT_EPS = 0.3
+"""The epsilon every Gaussian is charged at by the concentration rules' delta-split
+claims: below the largest single epsilon each admits at eps = 2 (0.33 for RRUV16 at
+delta_g = 1e-3, 0.46 at 0.05; 0.48 and 0.66 for the W23 and zCDP rules), so the
+epsilon/rho check never refuses first."""
+
+
+def _split_probe(budget: float, charge: GaussianCharge) -> BoundaryProbe:
+    ladder = tuple(o for o in _DELTA_LADDER if o * budget < 1)
+    return BoundaryProbe((GAUSSIAN,), budget, len(ladder) + 2, overshoots=ladder,
+                         measure="delta", charge=charge)
+
+
+def _split_setup(rule: Any, budget: Fraction, charge: GaussianCharge, to_rho: bool,
+                 claimed: Fraction, what: str, seen: str) -> Setup:
+    primary: Primary = charge.primary
+    if to_rho:  # an (epsilon, delta)-DP release is delta-approximate epsilon^2/2-zCDP
+        primary = lambda kind, param: _rho(kind, charge.primary(kind, param))  # noqa: E731
+    return _hockey(2.0, float(claimed), _split_probe(float(budget), charge),
+                   FastRule(rule, primary, charge.delta),
+                   f"{what}: Gaussians of per-request mu charged (eps_i, delta_mu(eps_i)) at "
+                   f"eps_i = {charge.epsilon}{' (rho = eps_i^2/2)' if to_rho else ''}, "
+                   "delta_mu(eps_i) at overshoots (1.2-1.5 apart, each whose delta is below 1) "
+                   f"of the remaining delta budget {float(budget)} while refused, then at it; "
+                   f"{seen}")
+
+
+_UNSEEN = ("not detectable below a large loosening: a Gaussian charged (0.3, d) has "
+           "hockey-stick at eps = 2 far below d (about 1e-13 at d = 0.025), so a delta check "
+           "loosened by f breaks the claim through one Gaussian only if 1/f >= 14.3 (quick) "
+           "or 342 (full) at eps_i = 0.3, >= 10.7 or 244 at the largest single eps_i the "
+           "rule admits (RRUV16: 12.7 or 325); a smaller loosening stays within the claimed "
+           "delta for every single Gaussian")
+
+
+def _basic_split(profile: str) -> Setup:
+    delta = _quick(profile)
+    charge = GaussianCharge(None, float(_BASIC_EPS))
+    setup = _split_setup(BasicFilter(_BASIC_EPS, delta=delta), delta, charge, False, delta,
+                         f"BasicFilter(2, delta={float(delta)})",
+                         "tight: a delta check loosened by f admits 1/f x the claim")
+    # one Gaussian charged at the whole epsilon: its hockey-stick at 2 IS its charge
+    return replace(setup, exact_worst=float(delta))
+
+
+def _w23_split(profile: str) -> Setup:
+    delta = _quick(profile)
+    rule = W23Filter(_W23_EPS, delta=delta, delta_slack=delta / 2)
+    return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), False, delta,
+                        f"W23Filter(2, delta={float(delta)}, delta'={float(delta / 2)})",
+                        _UNSEEN)
+
+
+def _zf_split_of(cls: Callable[..., Rule], name: str) -> Callable[[str], Setup]:
+    def build(profile: str) -> Setup:
+        delta = _quick(profile)
+        rule = cls(_ZF_EPS, delta=delta, delta_slack=delta / 2)
+        return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), True, delta,
+                            f"{name}(2, delta={float(delta)}, delta''={float(delta / 2)})",
+                            _UNSEEN)
+    return build
+
+
+def _rruv16_split(profile: str) -> Setup:
+    delta = _quick(profile)
+    rule = RRUV16Filter(_RRUV16_EPS, delta=delta)
+    return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), False, delta,
+                        f"RRUV16Filter(2, delta_g={float(delta)}), sum delta_j <= delta_g/2",
+                        _UNSEEN)
+
+
+# the classes are looked up when a setup is built (a test patches them in this module)
+def _zf_split(profile: str) -> Setup:
+    return _zf_split_of(ZCDPFilter, "ZCDPFilter")(profile)
+
+
+def _unified_split(profile: str) -> Setup:
+    return _zf_split_of(UnifiedFilter, "UnifiedFilter")(profile)
+
+
+CLAIMS += (
+    Claim("RRUV16-BasicFilter", "delta-split", Quantity.HOCKEY_STICK,
+          "basic approximate-DP filter under per-request deltas just above, then at, its "
+          "remaining delta", _basic_split, (_BASIC_TWIN,)),
+    Claim("H23-ThmB.3", "delta-split", Quantity.HOCKEY_STICK,
+          "W23 (epsilon, delta) filter under per-request deltas just above, then at, its "
+          "remaining delta''", _w23_split, _W23_TWINS),
+    Claim("R23-Thm2", "delta-split", Quantity.HOCKEY_STICK,
+          "approximate-zCDP filter under per-request deltas just above, then at, its "
+          "remaining delta", _zf_split, (_ZF_TWIN,)),
+    Claim("R23-Thm6", "delta-split", Quantity.HOCKEY_STICK,
+          "unified filter's zCDP rounds under per-request deltas just above, then at, its "
+          "remaining delta", _unified_split, (_ZF_TWIN,)),
+    Claim("RRUV16-Filter", "delta-split", Quantity.HOCKEY_STICK,
+          "RRUV16 filter under per-request deltas just above, then at, delta_g/2 minus "
+          "their sum", _rruv16_split, (_RRUV16_TWIN,)),
+)
