@@ -11,13 +11,18 @@ rule's registered claims are run on it and at least one must be violated.
   ``max_next`` and never exercise the pre-check; the ``boundary-probe`` claims (eps = 64)
   bisect the smallest admitted time value and are violated in the quick profile (the
   mutant's first passage over eps = 64 is 4.7 delta'' at delta'' = 0.05).
-- ``test_every_rule_sweep`` (``-m slow``): for every adaptive rule (:data:`MUTATIONS`:
-  filters, accumulators read through their filter, ex-post filters, odometers), a mutant
+- ``test_every_rule_sweep`` (``-m slow``, one test per rule): for every adaptive rule
+  (:data:`MUTATIONS`: filters, accumulators read through their filter, ex-post filters,
+  odometers, and the concurrent filters of interactive mechanisms -- H23-Thm4.10's sum
+  rule, H23-Thm4.11's accumulator, H23-Cor3.5's W23 filter -- patched into
+  claims/interactive.py, whose batch compositor consults them at each launch), a mutant
   invalid by 25-50% at its full scenario (margins computed below, checked by
   ``test_mutation_margin``), its claims run in the full profile; a rule may be missed
   only if it is in :data:`KNOWN_MISSES` (with its reason), and a known miss that is
-  caught fails too. Writes ``docs/results/harness-mutation.{md,json}``. The exact-value
-  unit tests of each rule stay the guard for formula defects too small to break validity.
+  caught fails too. Each test merges its rule's row (with its commit and date) into
+  ``docs/results/harness-mutation.{md,json}`` by rule id, keeping the other rows. The
+  exact-value unit tests of each rule stay the guard for formula defects too small to
+  break validity.
 """
 
 from __future__ import annotations
