@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pytest
 from flint import arb
+from scipy.stats import norm
 from test_filter_twins import crossing_probability
 
 from adaptive_dp.filters.basic import BasicFilter, PureDPFilter
@@ -391,6 +392,24 @@ def _launch_all_hockey_stick(children: int, child_rho: float, epsilon: float) ->
                      for k in range(m + 1))
 
 
+def test_launch_all_formula() -> None:
+    """The formula against the mean payoff (1 - e^(eps - L))_+ of simulated views: 16
+    Gaussian and 15 randomized-response children of rho_c = 1/48, each answer's loss
+    taken from the two densities (scipy's normal log-density; the response's
+    probabilities), at eps = 1 where delta is large enough to estimate."""
+    rng = np.random.default_rng(11)
+    rounds, rho_c, eps, paths = interactive._ROUNDS, 1 / 48, 1.0, 200_000
+    sigma, e = math.sqrt(rounds / (2 * rho_c)), math.sqrt(2 * rho_c / rounds)
+    y = rng.normal(0.0, sigma, (paths, 16 * rounds))
+    loss = (norm.logpdf(y, 0.0, sigma) - norm.logpdf(y, 1.0, sigma)).sum(axis=1)
+    truthful = rng.random((paths, 15 * rounds)) < math.exp(e) / (1 + math.exp(e))
+    loss += np.where(truthful, e, -e).sum(axis=1)
+    payoff = np.maximum(0.0, 1.0 - np.exp(eps - loss))
+    exact = _launch_all_hockey_stick(31, rho_c, eps)
+    assert abs(payoff.mean() - exact) <= 4 * payoff.std() / math.sqrt(paths), (
+        payoff.mean(), exact)
+
+
 def _concurrent_zcdp_margin(rule: Any) -> tuple[float, float, str]:
     eps, claimed = ZCDPComposition((interactive._RHO,), FULL_DELTA).claimed()
     rows = []
@@ -551,7 +570,7 @@ def _markdown(rows: list[dict[str, Any]]) -> str:
         "`-k \"sweep and <rule>\"` reruns some); seed 0; each run replaces its rules' rows "
         "and keeps the others, so each row names the commit and the date (UTC) that "
         f"produced it; one core shared with other jobs; {len(rows)} of {len(MUTATIONS)} "
-        f"rules swept, {sum(r['seconds'] for r in rows):.0f} s in all.", "",
+        f"rules swept; the rows' times sum to {sum(r['seconds'] for r in rows):.0f} s.", "",
         "| rule | mutant | worst / claimed | how computed | verdicts (full) | caught | s "
         "| commit, date |",
         "|---|---|---|---|---|---|---|---|",
@@ -583,6 +602,8 @@ def _ordered(claim_ids: list[str]) -> list[str]:
 
 
 def _sweep_rule(m: Mutation, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                          capture_output=True, check=False).stdout.strip()  # at the start
     mutant = m.make(m.base, m.factor)
     worst, claimed, how = m.margin(mutant)
     t0 = time.perf_counter()
@@ -598,8 +619,6 @@ def _sweep_rule(m: Mutation, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
                            "lower": r.lower, "claimed": r.claimed, "samples": r.samples,
                            "detectable": _detects(r), "exact_worst": r.exact_worst,
                            "error": r.error}
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
-                          capture_output=True, check=False).stdout.strip()
     return {"rule": m.rule, "mutant": m.defect, "factor": m.factor, "worst": worst,
             "claimed": claimed, "ratio": worst / claimed, "how": how, "claims": claims,
             "caught": any(v["verdict"] == Verdict.VIOLATED.value for v in claims.values()),
