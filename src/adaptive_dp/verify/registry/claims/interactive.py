@@ -64,7 +64,8 @@ from adaptive_dp.verify.registry.bounds import ZCDPComposition
 from adaptive_dp.verify.registry.twins.interactive import ChargeAnsweredOnly
 from adaptive_dp.verify.registry.worst_case import filter_worst
 
-__all__ = ["CLAIMS", "InterleavedStopAtWorst", "LaunchAllThenQuery", "PureLaunchAllThenQuery"]
+__all__ = ["CLAIMS", "EXACT", "FINE", "InterleavedStopAtWorst", "LaunchAllThenQuery",
+           "PureLaunchAllThenQuery"]
 
 _RHO = Fraction(1, 2)
 _CHILD_RHO = 1 / 8
