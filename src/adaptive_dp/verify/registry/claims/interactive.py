@@ -14,6 +14,11 @@ rho-zCDP by H23-Thm4.10). Hockey-stick, both orders of the pair.
   randomized response alternating, 3 answers each) before any query, budget
   rho = 1/2 (exactly 4 admitted), then round-robin queries over every child until all
   are exhausted; delta = 0.05 (quick) / 1e-3 (full).
+- ``H23-Thm4.10/fine-hugging``, ``H23-Thm4.11/fine-hugging``: the budget-hugging scenario
+  with children six times finer: 36 launch requests of rho_c = 1/48 (exactly 24
+  admitted) before any query, so that a rule admitting a little more than rho is seen in
+  steps of 1/48 rather than 1/8 (the harness-mutation sweep's adversary for these rules,
+  tests/verify/test_harness_mutation.py).
 - ``H23-Thm4.10/stop-at-worst``: launches interleaved with queries, the next child's
   rho_c chosen from the last answer (1/4 after a large answer, else 1/8), and the
   path stops querying once its running loss exceeds 1 (stopping is post-processing of
@@ -27,6 +32,11 @@ rho-zCDP by H23-Thm4.10). Hockey-stick, both orders of the pair.
   requests of eps_c = 0.15 before any query (22 admitted at delta' = 0.05), then every
   child is queried; hockey-stick at epsilon = 2 against delta'. Twin
   ``charge-answered-only`` (all 150 admitted).
+- ``H23-Cor3.5/exact-worst``: 60 launch requests of eps_c = 0.1, then every child queried:
+  with one epsilon on offer and the filter's decision fixed by the requests, stopping
+  early only post-processes this view, so it attains the worst case over adaptive
+  strategies (the randomized-response lattice's, worst_case.filter_worst, the claim's
+  ``exact_worst``).
 - Twin ``charge-answered-only`` (:class:`~adaptive_dp.verify.registry.twins.interactive.
   ChargeAnsweredOnly`): the compositor charges a child only for the queries answered so
   far; in the budget-hugging scenario it admits all 12 children (true rho = 3/2), at
@@ -35,7 +45,7 @@ rho-zCDP by H23-Thm4.10). Hockey-stick, both orders of the pair.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -52,8 +62,10 @@ from adaptive_dp.verify.judge.claim import Claim, Setup, Twin, profile_delta, sa
 from adaptive_dp.verify.judge.estimators import Quantity
 from adaptive_dp.verify.registry.bounds import ZCDPComposition
 from adaptive_dp.verify.registry.twins.interactive import ChargeAnsweredOnly
+from adaptive_dp.verify.registry.worst_case import filter_worst
 
-__all__ = ["CLAIMS", "InterleavedStopAtWorst", "LaunchAllThenQuery", "PureLaunchAllThenQuery"]
+__all__ = ["CLAIMS", "EXACT", "FINE", "InterleavedStopAtWorst", "LaunchAllThenQuery",
+           "PureLaunchAllThenQuery"]
 
 _RHO = Fraction(1, 2)
 _CHILD_RHO = 1 / 8
@@ -77,6 +89,7 @@ class LaunchAllThenQuery:
     """Launch ``launches`` children first (kinds alternating), then query round-robin."""
 
     launches: int = _LAUNCHES
+    child_rho: float = _CHILD_RHO
 
     @property
     def horizon(self) -> int:
@@ -87,10 +100,14 @@ class LaunchAllThenQuery:
         t = view.step
         if t < self.launches:
             kind = GAUSSIAN if t % 2 == 0 else RANDOMIZED_RESPONSE
-            return _move(paths, True, kind, _CHILD_RHO, -1)
+            return _move(paths, True, kind, self.child_rho, -1)
         n = np.maximum(view.launched, 1)
         child = np.where(view.launched > 0, (t - self.launches) % n, -1)
         return _move(paths, False, GAUSSIAN, 0.0, child)
+
+
+FINE = LaunchAllThenQuery(36, 1 / 48)
+"""The fine-hugging adversary: 36 launches of rho_c = 1/48 (24 fit in rho = 1/2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +188,21 @@ def _hugging(profile: str) -> Setup:
                   f"query, rho=1/2, delta={float(delta)}")
 
 
+def _fine(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    return _setup(BatchConcurrentFilter(ZCDPSumFilter(_RHO), FINE.launches), FINE, delta,
+                  f"36 launches of rho_c=1/48 (Gaussian/RR, 3 answers each) before any "
+                  f"query, rho=1/2, delta={float(delta)}")
+
+
+def _fine_odometer(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_RHO))
+    return _setup(BatchConcurrentFilter(rule, FINE.launches), FINE, delta,
+                  f"zCDP odometer truncated at rho=1/2; 36 launches of rho_c=1/48 before any "
+                  f"query, delta={float(delta)}")
+
+
 def _stop(profile: str) -> Setup:
     delta = Fraction(profile_delta(profile, 0.05))
     return _setup(BatchConcurrentFilter(ZCDPSumFilter(_RHO), _LAUNCHES),
@@ -194,9 +226,10 @@ def _odometer_twin(profile: str) -> Setup:
                   "(all admitted: true rho 3/2), delta=0.05")
 
 
-def _w23_setup(compositor: BatchConcurrentFilter, delta: Fraction, note: str) -> Setup:
+def _w23_setup(compositor: BatchConcurrentFilter, delta: Fraction, note: str,
+               adversary: PureLaunchAllThenQuery = PureLaunchAllThenQuery()) -> Setup:
     claimed = float(delta)
-    experiment = _Experiment(compositor, PureLaunchAllThenQuery())
+    experiment = _Experiment(compositor, adversary)
     return Setup(Quantity.HOCKEY_STICK, 2.0, claimed, experiment,
                  samples_for(Quantity.HOCKEY_STICK, claimed), note=note)
 
@@ -207,6 +240,20 @@ def _w23(profile: str) -> Setup:
     return _w23_setup(BatchConcurrentFilter(rule, 150, "epsilon"), delta,
                       f"W23 filter eps=2, delta'={float(delta)}: 150 RR launches of eps_c=0.15 "
                       f"before any query, then every child queried")
+
+
+EXACT = PureLaunchAllThenQuery(60, 0.1)
+"""The exact-worst adversary of H23-Cor3.5: 60 launches of eps_c = 0.1."""
+
+
+def _w23_exact(profile: str) -> Setup:
+    delta = Fraction(profile_delta(profile, 0.05))
+    rule = W23Filter(2, delta=delta)
+    worst = filter_worst(rule, (EXACT.epsilon,), EXACT.launches, Fraction(2)).upper()
+    return replace(_w23_setup(BatchConcurrentFilter(rule, EXACT.launches, "epsilon"), delta,
+                              f"W23 filter eps=2, delta'={float(delta)}: 60 RR launches of "
+                              f"eps_c=0.1 before any query, then every child queried",
+                              EXACT), exact_worst=worst)
 
 
 def _w23_twin(profile: str) -> Setup:
@@ -247,4 +294,12 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("H23-Cor3.5", "budget-hugging", Quantity.HOCKEY_STICK,
           "the W23 (epsilon, delta) filter lifted to concurrently composed interactive "
           "randomized-response children", _w23, (_W23_CHARGE_ANSWERED,)),
+    Claim("H23-Thm4.10", "fine-hugging", Quantity.HOCKEY_STICK,
+          "concurrent zCDP filter hugged by children of rho/24", _fine, (_CHARGE_ANSWERED,)),
+    Claim("H23-Thm4.11", "fine-hugging", Quantity.HOCKEY_STICK,
+          "concurrent zCDP odometer hugged by children of rho/24", _fine_odometer,
+          (_ODOMETER_CHARGE_ANSWERED,)),
+    Claim("H23-Cor3.5", "exact-worst", Quantity.HOCKEY_STICK,
+          "the W23 filter lifted to interactive randomized-response children, against the "
+          "exact worst-case launches", _w23_exact, (_W23_CHARGE_ANSWERED,)),
 )
