@@ -53,7 +53,7 @@ from numpy.typing import NDArray
 
 from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.interactive.adversary import LAPLACE, RANDOMIZED_RESPONSE
-from adaptive_dp.mechanisms import laplace_sample, rr_sample
+from adaptive_dp.mechanisms import laplace_sample, rr_sample, rr_truthful
 from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer
 from adaptive_dp.verify.judge.claim import Claim, Setup, Twin, profile_delta, samples_for
 from adaptive_dp.verify.judge.estimators import Quantity
@@ -220,21 +220,35 @@ class OdometerCrossing:
 
     def _constant(self, adversary: ConstantEpsilon, paths: int, rng: np.random.Generator,
                   center: float, sign: float) -> Bools:
-        """One public prefix: releases drawn for a block of steps at once (the same
-        mechanism calls, vectorised over time), compared with the certified readings."""
+        """One public prefix: releases drawn for a block of steps at once (the same draws
+        as randomized response's sampler on a (paths, steps) block, vectorised over
+        time), compared with the certified readings.
+
+        Performance only, bit for bit the losses of the released reports
+        (:func:`release_losses`) summed in order as ``np.cumsum`` sums them: a report's
+        loss is looked up by whether it is truthful, and the running sums are kept step
+        by step (rows of a (steps, paths) block), in reused buffers."""
+        if adversary.kind != RANDOMIZED_RESPONSE:
+            raise ValueError("certified readings are drawn for randomized response only")
         readings = np.asarray(
             certified_readings(self.odometer, adversary.epsilon, adversary.horizon))
+        # the loss of a flipped (index 0) and of a truthful (index 1) report
+        table = sign * release_losses(RANDOMIZED_RESPONSE, np.array([1.0 - center, center]),
+                                      np.full(2, adversary.epsilon))
         block = max(1, min(500, 2_000_000 // paths))
+        uniforms = np.empty((paths, block))
         loss = np.zeros(paths)
         crossed = np.zeros(paths, dtype=bool)
         for start in range(0, adversary.horizon, block):
-            stop = min(start + block, adversary.horizon)
-            eps = np.full((paths, stop - start), adversary.epsilon)
-            y = _sample(adversary.kind, center, eps, rng)
-            running = loss[:, None] + np.cumsum(
-                sign * release_losses(adversary.kind, y, eps), axis=1)
-            crossed |= np.any(running > readings[None, start:stop], axis=1)
-            loss = running[:, -1]
+            width = min(block, adversary.horizon - start)
+            truthful = rr_truthful(adversary.epsilon, (paths, width), rng,
+                                   out=uniforms if width == block else None)
+            running = np.take(table, np.ascontiguousarray(truthful.T).view(np.uint8))
+            for m in range(1, width):
+                np.add(running[m - 1], running[m], out=running[m])
+            running += loss
+            crossed |= np.any(running > readings[start:start + width, None], axis=0)
+            loss = running[-1]
         return crossed
 
 
