@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal, Protocol, cast
@@ -158,6 +159,12 @@ class OdometerState(TallyView):
     def spend(self, next: Spend) -> OdometerState:
         """The state after one more conditionally pDP spend (O(1))."""
         return OdometerState(self.odometer, self.tally.plus(self.odometer.after(self.tally, next)))
+
+    def spend_each(self, next: Spend, count: int) -> Iterator[OdometerState]:
+        """The states after each of ``count`` more spends of ``next`` (:meth:`spend`
+        ``count`` times; the spend's increments computed once)."""
+        for tally in self.odometer.after_each(self.tally, next, count):
+            yield OdometerState(self.odometer, tally)
 
     def reading(self) -> float:
         """U_n, certified and rounded up (+inf once Delta_n > delta'')."""

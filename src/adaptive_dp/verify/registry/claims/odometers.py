@@ -160,12 +160,8 @@ class BoundaryHugging:
 @functools.lru_cache(maxsize=32)
 def certified_readings(odometer: Any, epsilon: float, horizon: int) -> tuple[float, ...]:
     """U_1, ..., U_horizon of ``odometer`` after pure epsilon-DP spends (certified)."""
-    state = odometer.start()
-    out = []
-    for _ in range(horizon):
-        state = state.spend(PureDP(epsilon))
-        out.append(state.reading())
-    return tuple(out)
+    return tuple(state.reading() for state in odometer.start().spend_each(PureDP(epsilon),
+                                                                        horizon))
 
 
 def _sample(kind: int, center: float, eps: Array, rng: np.random.Generator) -> Array:
