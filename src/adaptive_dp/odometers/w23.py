@@ -191,8 +191,7 @@ class FastOdometerState:
     def spend(self, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> FastOdometerState:
         """The state after one more spend on every path."""
         n = self.invalid.shape[0]
-        e = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
-        d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
+        e, d = (_per_path(np.asarray(x, dtype=np.float64), n) for x in (epsilon, delta))
         with np.errstate(all="ignore"):  # invalid entries compute NaN, then are not added
             valid, after = self.odometer.fast_after(self.tally.sums, e, d)
         ok = np.asarray(valid, dtype=bool)
@@ -208,6 +207,11 @@ class FastOdometerState:
         cut = (delta > round_down(o.delta_budget)) | self.invalid
         out: FloatArray = np.where(cut, np.inf, u)
         return out
+
+
+def _per_path(x: FloatArray, n: int) -> FloatArray:
+    """``x`` broadcast to one entry per path (as it is when it has them already)."""
+    return x if x.shape == (n,) else np.broadcast_to(x, (n,))
 
 
 def _set_deltas(odometer: _Odometer, delta: ExactLike, delta_slack: ExactLike | None) -> None:

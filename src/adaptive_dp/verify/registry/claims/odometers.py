@@ -172,6 +172,15 @@ def _sample(kind: int, center: float, eps: Array, rng: np.random.Generator) -> A
     raise ValueError(f"kind={kind!r} is not allowed: expected 0 (Laplace) or 2 (RR)")
 
 
+def _by_kind(kind: Kinds, active: Bools) -> list[tuple[int, Bools | None]]:
+    """The kinds of the active paths in increasing order (the order of ``np.unique``)
+    with their rows; None for the rows of a kind every path releases."""
+    present = np.flatnonzero(np.bincount(kind[active]))
+    if present.size == 1 and active.all():
+        return [(int(present[0]), None)]
+    return [(int(k), active & (kind == k)) for k in present]
+
+
 @dataclass(frozen=True, slots=True)
 class OdometerCrossing:
     """Per path: whether exists n <= horizon with L_n > U_n (see the module docstring).
@@ -204,10 +213,12 @@ class OdometerCrossing:
             if not active.any():
                 break
             eps = np.where(active, np.asarray(eps, dtype=np.float64), 0.0)
-            for k in np.unique(kind[active]):
-                rows = active & (kind == k)
-                y = _sample(int(k), center, eps[rows], rng)
-                loss[rows] += sign * release_losses(int(k), y, eps[rows])
+            for k, rows in _by_kind(kind, active):
+                if rows is None:  # every path: no gather or scatter (the same floats)
+                    loss += sign * release_losses(k, _sample(k, center, eps, rng), eps)
+                    continue
+                y = _sample(k, center, eps[rows], rng)
+                loss[rows] += sign * release_losses(k, y, eps[rows])
             sum_sq += eps * eps
             fast = fast.spend(eps)
             bound = fast.reading()
