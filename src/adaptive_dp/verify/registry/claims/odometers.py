@@ -185,7 +185,8 @@ def _by_kind(kind: Kinds, active: Bools) -> list[tuple[int, Bools | None]]:
 class OdometerCrossing:
     """Per path: whether exists n <= horizon with L_n > U_n (see the module docstring).
 
-    ``certified=True`` needs a :class:`ConstantEpsilon` adversary (one public prefix)."""
+    ``certified=True`` needs a :class:`ConstantEpsilon` adversary of randomized response
+    (one public prefix)."""
 
     adversary: Any
     odometer: Any
@@ -197,8 +198,10 @@ class OdometerCrossing:
         center, sign = (0.0, 1.0) if under == "x" else (1.0, -1.0)
         horizon = int(self.adversary.horizon)
         if self.certified:
-            if not isinstance(self.adversary, ConstantEpsilon):
-                raise ValueError("certified readings need a ConstantEpsilon adversary")
+            if not (isinstance(self.adversary, ConstantEpsilon)
+                    and self.adversary.kind == RANDOMIZED_RESPONSE):
+                raise ValueError("certified readings need a ConstantEpsilon adversary of "
+                                 "randomized response")
             return self._constant(self.adversary, paths, rng, center, sign)
         fast = self.odometer.fast(paths)
         loss = np.zeros(paths)
@@ -234,9 +237,7 @@ class OdometerCrossing:
         Performance only, bit for bit the losses of the released reports
         (:func:`release_losses`) summed in order as ``np.cumsum`` sums them: a report's
         loss is looked up by whether it is truthful, and the running sums are kept step
-        by step (rows of a (steps, paths) block), in reused buffers."""
-        if adversary.kind != RANDOMIZED_RESPONSE:
-            raise ValueError("certified readings are drawn for randomized response only")
+        by step (rows of a (steps, paths) block); the uniforms go to a reused buffer."""
         readings = np.asarray(
             certified_readings(self.odometer, adversary.epsilon, adversary.horizon))
         # the loss of a flipped (index 0) and of a truthful (index 1) report
