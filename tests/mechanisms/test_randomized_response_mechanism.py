@@ -11,7 +11,7 @@ from scipy import stats
 
 from adaptive_dp.errors import NegativeParameterError, NonFiniteError, ParameterError
 from adaptive_dp.guarantees.definitions import PureDP
-from adaptive_dp.mechanisms import RandomizedResponse, rr_logpmf
+from adaptive_dp.mechanisms import RandomizedResponse, rr_logpmf, rr_sample, rr_truthful
 
 
 def test_fields() -> None:
@@ -62,3 +62,25 @@ def test_sampler_frequency() -> None:
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=1 - 1e-6)
     assert ci.low <= p <= ci.high
     assert set(np.unique(y)) <= {0.0, 1.0}
+
+
+@pytest.mark.parametrize("bit", [0.0, 1.0])
+@pytest.mark.parametrize("eps", [0.0, 0.1, 2.5])
+def test_truthful_flags_are_the_sampler_draws(bit: float, eps: float) -> None:
+    shape = (37, 11)
+    reports = rr_sample(bit, np.full(shape, eps), np.random.default_rng(8))
+    buffer = np.empty(shape)
+    for out in (None, buffer):
+        rng = np.random.default_rng(8)
+        truthful = rr_truthful(eps, shape, rng, out=out)
+        assert truthful.shape == shape and truthful.dtype == np.bool_
+        np.testing.assert_array_equal(np.where(truthful, bit, 1.0 - bit), reports)
+    k, n = int(truthful.sum()), truthful.size
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=1 - 1e-6)
+    assert ci.low <= math.exp(eps) / (1 + math.exp(eps)) <= ci.high
+
+
+@pytest.mark.parametrize("eps", [-0.1, math.nan, math.inf])
+def test_truthful_flags_refuse_bad_epsilon(eps: float) -> None:
+    with pytest.raises((NegativeParameterError, NonFiniteError)):
+        rr_truthful(eps, (3,), np.random.default_rng(0))

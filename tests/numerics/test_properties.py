@@ -25,6 +25,7 @@ from adaptive_dp.numerics import (
     exact_upper,
     round_down,
     round_up,
+    working_precision,
 )
 
 EXTREMES = [5e-324, 1e-320, 2.2250738585072014e-308, 1e-300, 1e-16, 0.5, 1.0,
@@ -85,6 +86,41 @@ def test_rounding_beyond_the_float_range() -> None:
     huge = Fraction(10) ** 400
     assert round_up(huge) == math.inf
     assert round_down(huge) == 1.7976931348623157e308
+
+
+def _dyadic_ball(m: int, e: int) -> arb:
+    """The exact ball of m 2^e (exact at 4096 bits: |m| < 2^300)."""
+    with working_precision(4096):
+        return arb(m) * arb(2) ** e
+
+
+dyadics = st.tuples(
+    st.one_of(st.integers(-(2**300), 2**300),
+              st.sampled_from([1, -1, 2**53 - 1, 2**53 + 1, -(2**53 + 1), 2**54 - 1,
+                               3 * 2**60 + 1, -(3 * 2**60 + 1)])),
+    st.one_of(st.integers(-1400, 1100), st.sampled_from([-1074, -1075, -1126, 971, 1023])),
+)
+
+
+@given(dyadics)
+def test_ball_endpoints_round_to_the_nearest_floats_outward(me: tuple[int, int]) -> None:
+    """ball_upper / ball_lower of an exact ball m 2^e (the integer route in the normal
+    range, the rational one near the subnormal and overflow ranges): the smallest float
+    >= it and the largest float <= it."""
+    m, e = me
+    ball = _dyadic_ball(m, e)
+    x = Fraction(m) * Fraction(2) ** e
+    up, down = ball_upper(ball), ball_lower(ball)
+    assert _above(up, x) and not _above(math.nextafter(up, -math.inf), x)
+    assert _below(down, x) and not _below(math.nextafter(down, math.inf), x)
+
+
+def _above(f: float, x: Fraction) -> bool:
+    return f == math.inf or (f != -math.inf and Fraction(f) >= x)
+
+
+def _below(f: float, x: Fraction) -> bool:
+    return f == -math.inf or (f != math.inf and Fraction(f) <= x)
 
 
 # ------------------------------------------------------------------- exact budgets

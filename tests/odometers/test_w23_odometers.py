@@ -74,6 +74,21 @@ def test_readings_against_mpmath_and_notes(n: int) -> None:
             assert abs(r - expected) < 1e-6
 
 
+@pytest.mark.parametrize("spend", [PureDP("0.1"), ProbabilisticDP("0.25", "1e-6")])
+def test_spend_each_is_spend_repeated(spend: PureDP | ProbabilisticDP) -> None:
+    odo = W23StitchedOdometer(delta="1.2e-5", delta_slack="1e-5")
+    start = odo.start().spend(PureDP("0.3"))
+    each = list(start.spend_each(spend, 5))
+    state = start
+    for got in each:
+        state = state.spend(spend)
+        assert got == state and got.reading() == state.reading()
+    assert len(each) == 5 and each[-1].count == 6
+    assert list(start.spend_each(spend, 0)) == []
+    with pytest.raises(UnsupportedGuaranteeError):
+        next(start.spend_each(ApproxDP("0.1", "1e-9"), 3))
+
+
 def test_cutoff_non_strict() -> None:
     odo = W23StitchedOdometer(delta="1.2e-5", delta_slack="1e-5")
     s = odo.start().spend(ProbabilisticDP("0.1", "1e-6")).spend(ProbabilisticDP("0.1", "1e-6"))

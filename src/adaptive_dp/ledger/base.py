@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import ClassVar
 
@@ -90,6 +91,14 @@ class Ledger:
     def after(self, tally: Tally, spend: Spend) -> Sums:
         """The sums of ``tally`` with ``spend`` added (validated, exact)."""
         return self._combine(tally.sums, self.increments(spend))
+
+    def after_each(self, tally: Tally, spend: Spend, count: int) -> Iterator[Tally]:
+        """The tallies after each of ``count`` more spends of ``spend``: :meth:`after`
+        ``count`` times, the increments validated and computed once (exact)."""
+        increments = self.increments(spend)
+        for _ in range(count):
+            tally = tally.plus(self._combine(tally.sums, increments))
+            yield tally
 
     def primary(self, value: float | Fraction, delta: float | Fraction = 0) -> Spend | None:
         """The spend whose primary parameter in ``MEASURE`` is ``value`` with ``delta``

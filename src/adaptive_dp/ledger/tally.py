@@ -62,7 +62,12 @@ class FastTally:
         return FastTally(tuple(np.zeros(paths) for _ in range(n)))
 
     def keep(self, admitted: bool | BoolArray, after: tuple[Real, ...]) -> FastTally:
-        """``after`` where ``admitted``, the current sums elsewhere."""
+        """``after`` where ``admitted``, the current sums elsewhere (performance only:
+        ``after`` itself where every path is admitted and it has an entry per path)."""
+        if (not isinstance(admitted, bool) and admitted.all()
+                and all(isinstance(a, np.ndarray) and a.shape == admitted.shape
+                        for a in after)):
+            return FastTally(after)
         return FastTally(
             tuple(select(admitted, a, s) for a, s in zip(after, self.sums, strict=True))
         )

@@ -6,7 +6,12 @@ R23-Def2.2 Laplace, R23-Def2.5 Gaussian, EXT-RandomizedResponse binary randomize
 from adaptive_dp.mechanisms.base import Mechanism
 from adaptive_dp.mechanisms.gaussian import GaussianMechanism, gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace import LaplaceMechanism, laplace_logpdf, laplace_sample
-from adaptive_dp.mechanisms.randomized_response import RandomizedResponse, rr_logpmf, rr_sample
+from adaptive_dp.mechanisms.randomized_response import (
+    RandomizedResponse,
+    rr_logpmf,
+    rr_sample,
+    rr_truthful,
+)
 
 __all__ = [
     "GaussianMechanism",
@@ -19,4 +24,5 @@ __all__ = [
     "laplace_sample",
     "rr_logpmf",
     "rr_sample",
+    "rr_truthful",
 ]

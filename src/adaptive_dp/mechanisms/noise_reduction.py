@@ -141,12 +141,14 @@ def run_noise_reduction(
     stop_at = np.full(paths, k_max, dtype=np.int64)
     running = np.ones(paths, dtype=bool)
     for k in range(1, k_max):
-        if not np.any(running):
+        if not running.any():
             break
         fired = np.asarray(stop(t[:k], values[:, :k, :]), dtype=bool)
         if fired.shape != (paths,):
             raise ParameterError("stop", fired.shape, f"a boolean array of shape {(paths,)}")
         newly = fired & running
+        if not newly.any():  # performance only: nothing stops at this step
+            continue
         stop_at[newly] = k
         running &= ~newly
         values[newly, k:, :] = np.nan  # never shown: not released

@@ -15,7 +15,7 @@ from adaptive_dp.mechanisms.base import bit_array, broadcast_shape, nonnegative_
 from adaptive_dp.numerics import exact_nonnegative
 from adaptive_dp.numerics.exact import ExactLike
 
-__all__ = ["RandomizedResponse", "rr_log_ratio", "rr_logpmf", "rr_sample"]
+__all__ = ["RandomizedResponse", "rr_log_ratio", "rr_logpmf", "rr_sample", "rr_truthful"]
 
 
 def _log_p_true(eps: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -117,13 +117,35 @@ def rr_sample(bit: ArrayLike, epsilon: ArrayLike, rng: np.random.Generator) -> N
     eps, value = _epsilon(epsilon)
     b = bit_array(bit, "bit")
     shape = broadcast_shape(b.shape, eps.shape)
-    keep = rng.random(shape) < _of(_p_true, eps, value)
+    keep = _draw_truthful(_of(_p_true, eps, value), shape, rng)
     if b.ndim == 0 and len(shape) > 0:  # performance only: a table lookup, same floats
         reports: NDArray[np.float64] = np.array([1.0 - b, b], dtype=np.float64)[
             keep.view(np.uint8)]
         return reports
     out: NDArray[np.float64] = np.where(keep, b, 1.0 - b)
     return out
+
+
+def _draw_truthful(p_true: NDArray[np.float64], shape: tuple[int, ...],
+                   rng: np.random.Generator, out: NDArray[np.float64] | None = None
+                   ) -> NDArray[np.bool_]:
+    """One uniform per report, in C order, below ``p_true``: the report is truthful."""
+    uniforms = rng.random(shape) if out is None else rng.random(shape, out=out)
+    keep: NDArray[np.bool_] = uniforms < p_true
+    return keep
+
+
+def rr_truthful(epsilon: float, shape: tuple[int, ...], rng: np.random.Generator, *,
+                out: NDArray[np.float64] | None = None) -> NDArray[np.bool_]:
+    """EXT-RandomizedResponse: whether each of ``shape`` reports of randomized response
+    with one ``epsilon`` is truthful (probability e^eps / (1 + e^eps)).
+
+    The same draws as ``rr_sample(bit, np.full(shape, epsilon), rng)``, bit for bit:
+    that report is ``bit`` where this is True and ``1 - bit`` elsewhere (performance
+    only: no epsilon array is built or scanned). ``out`` (optional, contiguous, of
+    ``shape``) receives the uniforms."""
+    value = nonnegative_array(epsilon, "epsilon").reshape(1)
+    return _draw_truthful(_p_true(value).reshape(()), shape, rng, out)
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -54,8 +54,7 @@ def add_up(a: Real, b: Real) -> Real:
     err = (a - (s - bb)) + (b - bb)
     if isinstance(s, float):
         return math.nextafter(s, math.inf) if err > 0 else s
-    out: FloatArray = np.where(err > 0, np.nextafter(s, np.inf), s)
-    return out
+    return _up_where(s, err > 0)
 
 
 def sub_down(a: Real, b: Real) -> Real:
@@ -74,7 +73,16 @@ def mul_up(a: Real, b: Real) -> Real:
     with np.errstate(over="ignore", invalid="ignore"):  # huge inputs: p = inf, kept
         pa, erra = _two_product(a, b)
         up = (erra > 0) | ((pa < _TINY) & (a != 0) & (b != 0))
-    out: FloatArray = np.where(up, np.nextafter(pa, np.inf), pa)
+    return _up_where(pa, up)
+
+
+def _up_where(fresh: Real, up: Flag | BoolArray) -> FloatArray:
+    """``fresh`` (a result just computed, referenced nowhere else) one ulp up where
+    ``up``: in place for an array (performance only), else as a new 0-d array."""
+    if isinstance(fresh, np.ndarray) and fresh.ndim > 0:
+        np.nextafter(fresh, np.inf, out=fresh, where=up)
+        return fresh
+    out: FloatArray = np.where(up, np.nextafter(fresh, np.inf), fresh)
     return out
 
 
@@ -95,7 +103,10 @@ def inflate_up(x: Real) -> Real:
     relative 2^-40 (far above their accumulated rounding error) and one more ulp."""
     if isinstance(x, float):
         return math.nextafter(x * _INFLATE, math.inf)
-    out: FloatArray = np.nextafter(np.asarray(x, dtype=np.float64) * _INFLATE, np.inf)
+    pushed = np.asarray(x, dtype=np.float64) * _INFLATE
+    if isinstance(pushed, np.ndarray) and pushed.ndim > 0:
+        return _up_where(pushed, True)
+    out: FloatArray = np.nextafter(pushed, np.inf)
     return out
 
 

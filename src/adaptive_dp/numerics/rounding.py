@@ -15,7 +15,7 @@ from fractions import Fraction
 from flint import arb
 
 from adaptive_dp.errors import NonFiniteResultError
-from adaptive_dp.numerics.enclosure import arb_of, enclose, exact_lower, exact_upper
+from adaptive_dp.numerics.enclosure import arb_of, dyadic_lower, dyadic_upper, enclose
 
 __all__ = ["ball_lower", "ball_upper", "round_down", "round_up", "sqrt_down"]
 
@@ -39,6 +39,25 @@ def round_down(x: Fraction) -> float:
     return -round_up(-x)
 
 
+def _dyadic_up(m: int, e: int) -> float:
+    """``round_up(m 2^e)``, the smallest float >= m 2^e, in integers where the result is
+    a normal float (performance only: no Fraction is built): m rounded up (toward +inf)
+    to 53 significant bits is a float's significand at the exponent of m 2^e, and
+    ldexp of it is exact. Near the subnormal and overflow ranges, :func:`round_up`."""
+    if m == 0:
+        return 0.0
+    size = m.bit_length()  # of |m|: m 2^e lies in [2^(e + size - 1), 2^(e + size))
+    if not -1021 <= e + size <= 1023:
+        return round_up(Fraction(m * 2**e) if e >= 0 else Fraction(m, 2**-e))
+    shift = size - 53
+    if shift > 0:
+        q = m >> shift  # floor
+        if q << shift != m:
+            q += 1  # the ceiling: rounded up
+        m, e = q, e + shift
+    return math.ldexp(m, e)
+
+
 def ball_upper(ball: arb) -> float:
     """The smallest float >= every point of ``ball`` (+inf for an unbounded ball)."""
     if not ball.is_finite():
@@ -46,7 +65,7 @@ def ball_upper(ball: arb) -> float:
             raise NonFiniteResultError("a certified enclosure is NaN: the inputs are "
                                        "beyond the computable range")
         return math.inf
-    return round_up(exact_upper(ball))
+    return _dyadic_up(*dyadic_upper(ball))
 
 
 def ball_lower(ball: arb) -> float:
@@ -56,7 +75,8 @@ def ball_lower(ball: arb) -> float:
             raise NonFiniteResultError("a certified enclosure is NaN: the inputs are "
                                        "beyond the computable range")
         return -math.inf
-    return round_down(exact_lower(ball))
+    m, e = dyadic_lower(ball)
+    return -_dyadic_up(-m, e)  # round_down(x) = -round_up(-x)
 
 
 def sqrt_down(x: Fraction | float) -> float:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal, Protocol, cast
@@ -159,6 +160,12 @@ class OdometerState(TallyView):
         """The state after one more conditionally pDP spend (O(1))."""
         return OdometerState(self.odometer, self.tally.plus(self.odometer.after(self.tally, next)))
 
+    def spend_each(self, next: Spend, count: int) -> Iterator[OdometerState]:
+        """The states after each of ``count`` more spends of ``next`` (:meth:`spend`
+        ``count`` times; the spend's increments computed once)."""
+        for tally in self.odometer.after_each(self.tally, next, count):
+            yield OdometerState(self.odometer, tally)
+
     def reading(self) -> float:
         """U_n, certified and rounded up (+inf once Delta_n > delta'')."""
         v, d, start = self.tally.sums
@@ -184,8 +191,7 @@ class FastOdometerState:
     def spend(self, epsilon: ArrayLike, delta: ArrayLike = 0.0) -> FastOdometerState:
         """The state after one more spend on every path."""
         n = self.invalid.shape[0]
-        e = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (n,))
-        d = np.broadcast_to(np.asarray(delta, dtype=np.float64), (n,))
+        e, d = (_per_path(np.asarray(x, dtype=np.float64), n) for x in (epsilon, delta))
         with np.errstate(all="ignore"):  # invalid entries compute NaN, then are not added
             valid, after = self.odometer.fast_after(self.tally.sums, e, d)
         ok = np.asarray(valid, dtype=bool)
@@ -201,6 +207,11 @@ class FastOdometerState:
         cut = (delta > round_down(o.delta_budget)) | self.invalid
         out: FloatArray = np.where(cut, np.inf, u)
         return out
+
+
+def _per_path(x: FloatArray, n: int) -> FloatArray:
+    """``x`` broadcast to one entry per path (as it is when it has them already)."""
+    return x if x.shape == (n,) else np.broadcast_to(x, (n,))
 
 
 def _set_deltas(odometer: _Odometer, delta: ExactLike, delta_slack: ExactLike | None) -> None:

@@ -53,7 +53,7 @@ from numpy.typing import NDArray
 
 from adaptive_dp.guarantees.definitions import PureDP
 from adaptive_dp.interactive.adversary import LAPLACE, RANDOMIZED_RESPONSE
-from adaptive_dp.mechanisms import laplace_sample, rr_sample
+from adaptive_dp.mechanisms import laplace_sample, rr_sample, rr_truthful
 from adaptive_dp.odometers.w23 import W23MixtureOdometer, W23StitchedOdometer
 from adaptive_dp.verify.judge.claim import Claim, Setup, Twin, profile_delta, samples_for
 from adaptive_dp.verify.judge.estimators import Quantity
@@ -160,12 +160,8 @@ class BoundaryHugging:
 @functools.lru_cache(maxsize=32)
 def certified_readings(odometer: Any, epsilon: float, horizon: int) -> tuple[float, ...]:
     """U_1, ..., U_horizon of ``odometer`` after pure epsilon-DP spends (certified)."""
-    state = odometer.start()
-    out = []
-    for _ in range(horizon):
-        state = state.spend(PureDP(epsilon))
-        out.append(state.reading())
-    return tuple(out)
+    return tuple(state.reading() for state in odometer.start().spend_each(PureDP(epsilon),
+                                                                        horizon))
 
 
 def _sample(kind: int, center: float, eps: Array, rng: np.random.Generator) -> Array:
@@ -176,11 +172,21 @@ def _sample(kind: int, center: float, eps: Array, rng: np.random.Generator) -> A
     raise ValueError(f"kind={kind!r} is not allowed: expected 0 (Laplace) or 2 (RR)")
 
 
+def _by_kind(kind: Kinds, active: Bools) -> list[tuple[int, Bools | None]]:
+    """The kinds of the active paths in increasing order (the order of ``np.unique``)
+    with their rows; None for the rows of a kind every path releases."""
+    present = np.flatnonzero(np.bincount(kind[active]))
+    if present.size == 1 and active.all():
+        return [(int(present[0]), None)]
+    return [(int(k), active & (kind == k)) for k in present]
+
+
 @dataclass(frozen=True, slots=True)
 class OdometerCrossing:
     """Per path: whether exists n <= horizon with L_n > U_n (see the module docstring).
 
-    ``certified=True`` needs a :class:`ConstantEpsilon` adversary (one public prefix)."""
+    ``certified=True`` needs a :class:`ConstantEpsilon` adversary of randomized response
+    (one public prefix)."""
 
     adversary: Any
     odometer: Any
@@ -192,8 +198,10 @@ class OdometerCrossing:
         center, sign = (0.0, 1.0) if under == "x" else (1.0, -1.0)
         horizon = int(self.adversary.horizon)
         if self.certified:
-            if not isinstance(self.adversary, ConstantEpsilon):
-                raise ValueError("certified readings need a ConstantEpsilon adversary")
+            if not (isinstance(self.adversary, ConstantEpsilon)
+                    and self.adversary.kind == RANDOMIZED_RESPONSE):
+                raise ValueError("certified readings need a ConstantEpsilon adversary of "
+                                 "randomized response")
             return self._constant(self.adversary, paths, rng, center, sign)
         fast = self.odometer.fast(paths)
         loss = np.zeros(paths)
@@ -208,10 +216,12 @@ class OdometerCrossing:
             if not active.any():
                 break
             eps = np.where(active, np.asarray(eps, dtype=np.float64), 0.0)
-            for k in np.unique(kind[active]):
-                rows = active & (kind == k)
-                y = _sample(int(k), center, eps[rows], rng)
-                loss[rows] += sign * release_losses(int(k), y, eps[rows])
+            for k, rows in _by_kind(kind, active):
+                if rows is None:  # every path: no gather or scatter (the same floats)
+                    loss += sign * release_losses(k, _sample(k, center, eps, rng), eps)
+                    continue
+                y = _sample(k, center, eps[rows], rng)
+                loss[rows] += sign * release_losses(k, y, eps[rows])
             sum_sq += eps * eps
             fast = fast.spend(eps)
             bound = fast.reading()
@@ -220,21 +230,33 @@ class OdometerCrossing:
 
     def _constant(self, adversary: ConstantEpsilon, paths: int, rng: np.random.Generator,
                   center: float, sign: float) -> Bools:
-        """One public prefix: releases drawn for a block of steps at once (the same
-        mechanism calls, vectorised over time), compared with the certified readings."""
+        """One public prefix: releases drawn for a block of steps at once (the same draws
+        as randomized response's sampler on a (paths, steps) block, vectorised over
+        time), compared with the certified readings.
+
+        Performance only, bit for bit the losses of the released reports
+        (:func:`release_losses`) summed in order as ``np.cumsum`` sums them: a report's
+        loss is looked up by whether it is truthful, and the running sums are kept step
+        by step (rows of a (steps, paths) block); the uniforms go to a reused buffer."""
         readings = np.asarray(
             certified_readings(self.odometer, adversary.epsilon, adversary.horizon))
+        # the loss of a flipped (index 0) and of a truthful (index 1) report
+        table = sign * release_losses(RANDOMIZED_RESPONSE, np.array([1.0 - center, center]),
+                                      np.full(2, adversary.epsilon))
         block = max(1, min(500, 2_000_000 // paths))
+        uniforms = np.empty((paths, block))
         loss = np.zeros(paths)
         crossed = np.zeros(paths, dtype=bool)
         for start in range(0, adversary.horizon, block):
-            stop = min(start + block, adversary.horizon)
-            eps = np.full((paths, stop - start), adversary.epsilon)
-            y = _sample(adversary.kind, center, eps, rng)
-            running = loss[:, None] + np.cumsum(
-                sign * release_losses(adversary.kind, y, eps), axis=1)
-            crossed |= np.any(running > readings[None, start:stop], axis=1)
-            loss = running[:, -1]
+            width = min(block, adversary.horizon - start)
+            truthful = rr_truthful(adversary.epsilon, (paths, width), rng,
+                                   out=uniforms if width == block else None)
+            running = np.take(table, np.ascontiguousarray(truthful.T).view(np.uint8))
+            for m in range(1, width):
+                np.add(running[m - 1], running[m], out=running[m])
+            running += loss
+            crossed |= np.any(running > readings[start:start + width, None], axis=0)
+            loss = running[-1]
         return crossed
 
 
