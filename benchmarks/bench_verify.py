@@ -12,6 +12,12 @@ drift hits both alike; printed are each side's median seconds (CPU time of the p
 and wall), the median of the per-pair ratios base / now, and whether the two sides'
 verdicts and estimates agree to the bit (the same seed draws the same samples only if
 the random streams and the float rounding of the losses are unchanged).
+
+With ``--whole``: each side is the whole command ``python -m adaptive_dp verify
+--<profile>`` in a fresh process (imports and the registry included, and any base that
+has the command, even one older than the claim runner this script's child mode
+imports), timed by the child's resource usage; the last line of its output is printed.
+This is the figure of record in docs/results/bench-verify-quick.md.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,6 +65,46 @@ def _run(src: Path, ids: list[str], profile: str) -> dict[str, Any]:
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out.splitlines()[-1])
     return result
+
+
+def _run_whole(src: Path, profile: str) -> dict[str, Any]:
+    env = dict(os.environ, PYTHONPATH=str(src))
+    cmd = [sys.executable, "-m", "adaptive_dp", "verify", f"--{profile}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} (PYTHONPATH={src}) exited {done.returncode}:\n"
+                         f"{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "last": done.stdout.strip().splitlines()[-1]}
+
+
+def _compare_whole(base: str, rounds: int, profile: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "src"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        sides = {"base": Path(tmp) / "src", "now": ROOT / "src"}
+        for side in ("base", "now"):  # warm-up (bytecode caches), not counted
+            print(f"warm-up {side}: {_run_whole(sides[side], profile)['last']}", flush=True)
+        runs: dict[str, list[dict[str, Any]]] = {"base": [], "now": []}
+        for r in range(rounds):
+            order = ("base", "now") if r % 2 == 0 else ("now", "base")
+            for side in order:
+                runs[side].append(_run_whole(sides[side], profile))
+                last = runs[side][-1]
+                print(f"round {r + 1} {side:4}  cpu {last['cpu']:7.2f} s  "
+                      f"wall {last['wall']:7.2f} s", flush=True)
+    for measure in ("cpu", "wall"):
+        b = [x[measure] for x in runs["base"]]
+        n = [x[measure] for x in runs["now"]]
+        ratios = sorted(y / x for x, y in zip(b, n, strict=True))
+        print(f"{measure:4}: base median {statistics.median(b):.2f} s, now median "
+              f"{statistics.median(n):.2f} s; now/base pair by pair: min {ratios[0]:.4f}, "
+              f"median {statistics.median(ratios):.4f}, max {ratios[-1]:.4f}")
 
 
 def _compare(ids: list[str], base: str, rounds: int, profile: str) -> None:
@@ -100,10 +147,17 @@ def main() -> None:
     parser.add_argument("--base", help="a git revision to compare with, interleaved")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", default="quick", choices=("quick", "full"))
+    parser.add_argument("--whole", action="store_true",
+                        help="time the whole verify command per side (needs --base)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(_child(args.ids, args.profile)))
+        return
+    if args.whole:
+        if not args.base or args.ids:
+            parser.error("--whole needs --base and runs every claim (no --ids)")
+        _compare_whole(args.base, args.rounds, args.profile)
         return
     if args.base:
         _compare(args.ids, args.base, args.rounds, args.profile)
