@@ -25,6 +25,16 @@ noise it has not seen).
   R23-Thm2 ledger (epsilon = 1) and Laplace rounds in an R23-Lem5.2 ledger (epsilon' = 1),
   a sequence fixed in advance (noninteractive; the concurrent composition is issue 8's).
   Twin ``lookahead-dropped`` (on the ex-post ledger only): Laplace requests of 1.9 > 1.
+  Its Laplace requests never reach the ex-post ledger's boundary, so:
+- ``R23-Thm3/boundary-probe`` (the same tail and ledgers): Gaussian rounds of rho = 0.01,
+  the last one the zCDP ledger's remainder, each followed by a randomized response
+  (loss +-e from its pmfs, charged its pure epsilon e) at the largest e the ex-post
+  ledger's look-ahead admits (its time value 1/e bisected by dry runs down to a quarter
+  of 1/remaining): a valid ledger admits e = 1 once, so the pure loss is at most
+  epsilon' = 1 and the tail about 0.07 delta'' at 1e-3; a look-ahead seeing 0.827 x the
+  request admits e = 1.21 and the tail is 1.38 delta'' (the mutant of
+  tests/verify/test_harness_mutation.py, caught by the full profile). Twin
+  ``lookahead-dropped``: the probe's request of 4 x the remaining budget is admitted.
 - ``R23-Lem6.2/budget-hugging``, ``/stop-at-worst`` and ``R23-Thm6/budget-hugging``,
   ``/stop-at-worst`` (tail at epsilon = 1 vs delta'' = 0.05 / 1e-3): BMs whose grid reaches
   the smallest admissible time value (rounded up to a 1.05-lattice), alternating (Thm6) with
@@ -76,6 +86,7 @@ from adaptive_dp.loss.laplace_process import lnr_release_loss
 from adaptive_dp.mechanisms.brownian import BrownianNoiseReduction, brownian_sample
 from adaptive_dp.mechanisms.gaussian import gaussian_logpdf, gaussian_sample
 from adaptive_dp.mechanisms.laplace_process import LaplaceNoiseReduction
+from adaptive_dp.mechanisms.randomized_response import rr_log_ratio, rr_sample
 from adaptive_dp.verify.judge.boundary_adversaries import first_passage_grid, smallest_admitted
 from adaptive_dp.verify.judge.claim import (
     Claim,
@@ -525,6 +536,77 @@ def _thm3_twin(profile: str) -> Setup:
                  note="ex-post ledger without look-ahead, Laplace eps=1.9 requests")
 
 
+_THM3_RHO = Fraction(1, 100)  # the boundary probe's Gaussian rounds (the last: the remainder)
+
+
+def _rr_probe_round(state: FastFilterState, rng: np.random.Generator, paths: int,
+                    c0: float) -> tuple[Array, FastFilterState]:
+    """One randomized response released through the ex-post ledger ``state`` (one path,
+    shared by all paths), its epsilon the largest top level the look-ahead admits (its
+    time value 1/epsilon bisected by dry runs down to :data:`_PROBE_FLOOR` of 1/remaining:
+    a valid look-ahead admits no more than the remaining budget), charged its pure
+    epsilon (its ex-post value at the worse outcome); the loss of each path's report
+    from the two pmfs, 0 where nothing is left or admitted."""
+    room = float(state.rule.epsilon) - state.sums[0]
+    if not room[0] > 1e-6:
+        return np.zeros(paths), state
+    t_top = 1 / room
+    found = smallest_admitted(_expost_admits(state), t_top * _PROBE_FLOOR, t_top)
+    top = 1 / found
+    ok, state = fast_expost_spend(state, top, top)
+    if not ok[0]:  # nothing admitted (NaN): no release
+        return np.zeros(paths), state
+    y = rr_sample(c0, np.full(paths, top[0]), rng)
+    loss: Array = rr_log_ratio(y, c0, top[0])  # log P[y | c0] - log P[y | c1 = 1 - c0]
+    return loss, state
+
+
+def _two_ledgers_probe_experiment(ledgers: Callable[[], tuple[ZCDPFilter, ExPostFilter]]
+                                  ) -> Experiment:
+    """Alternate a Gaussian round on the zCDP ledger (rho = 0.01 while it fits, then the
+    remainder ``max_next``, after which the experiment stops) and a randomized response
+    on the ex-post ledger at the largest epsilon its look-ahead admits
+    (:func:`_rr_probe_round`); both ledgers are shared by all paths (every charge is
+    known before the release), so the sequence is the same on every path."""
+
+    def run(paths: int, rng: np.random.Generator, under: str) -> Array:
+        c0, c1 = _pair(under)
+        zcdp_rule, expost_rule = ledgers()
+        zl, xl = zcdp_rule.start(), expost_rule.fast(1)
+        total = np.zeros(paths)
+        while (room := zl.max_next()) is not None and room > 0:
+            rho = min(_THM3_RHO, Fraction(room))
+            d, zl = zl.spend(ZCDP(rho))
+            if d is Decision.HALT:
+                break
+            total += _gaussian_round(rng, np.ones(paths, dtype=bool),
+                                     np.full(paths, float(rho)), c0, c1)
+            loss, xl = _rr_probe_round(xl, rng, paths, c0)
+            total += loss
+            if rho < _THM3_RHO:  # the remainder: the zCDP ledger is spent
+                break
+        return total
+
+    return run
+
+
+def _thm3_probe(profile: str) -> Setup:
+    dpp = profile_delta(profile, 0.05)
+    run = _two_ledgers_probe_experiment(lambda: (ZCDPFilter(1, delta=dpp), ExPostFilter(1)))
+    return Setup(Quantity.TAIL, 2.0, dpp, run, samples_for(Quantity.TAIL, dpp),
+                 note="Gaussian rounds rho=0.01 then the remainder (R23-Thm2 ledger, eps=1), "
+                 "each followed by randomized response at the largest epsilon the R23-Lem5.2 "
+                 "ledger (eps'=1) admits (bisected)")
+
+
+def _thm3_probe_twin(profile: str) -> Setup:
+    dpp = 0.05  # twins keep the quick scenario
+    run = _two_ledgers_probe_experiment(lambda: lookahead_dropped_two_ledgers(1, dpp, 1))
+    return Setup(Quantity.TAIL, 2.0, dpp, run, samples_for(Quantity.TAIL, dpp),
+                 note="ex-post ledger without look-ahead: the probe's randomized response "
+                 "of 4 x the remaining budget is admitted")
+
+
 # -- registry ------------------------------------------------------------------------------
 
 
@@ -583,6 +665,11 @@ CLAIMS: tuple[Claim, ...] = (
           "zCDP and ex-post ledgers under separate budgets: (eps + eps', delta'')", _thm3,
           (Twin("lookahead-dropped", "look-ahead dropped on the ex-post ledger", _thm3_twin,
                 "R23-Lem5.2"),)),
+    Claim("R23-Thm3", "boundary-probe", Quantity.TAIL,
+          "the two ledgers, ex-post requests at the largest epsilon the look-ahead admits",
+          _thm3_probe,
+          (Twin("lookahead-dropped", "look-ahead dropped on the ex-post ledger",
+                _thm3_probe_twin, "R23-Lem5.2"),)),
     Claim("R23-Lem6.2", "budget-hugging", Quantity.TAIL,
           "BM filter: P[L > epsilon] <= delta", lambda p: _lem62(p, "hug"), _brownian_twins()),
     Claim("R23-Lem6.2", "stop-at-worst", Quantity.TAIL,
