@@ -545,9 +545,9 @@ def _rr_probe_round(state: FastFilterState, rng: np.random.Generator, paths: int
     shared by all paths), its epsilon the largest top level the look-ahead admits (its
     time value 1/epsilon bisected by dry runs down to :data:`_PROBE_FLOOR` of 1/remaining:
     a valid look-ahead admits no more than the remaining budget), charged its pure
-    epsilon (its ex-post value at the worse outcome); the loss of each path's report
+    epsilon (its largest ex-post value); the loss of each path's report
     from the two pmfs, 0 where nothing is left or admitted."""
-    room = float(state.rule.epsilon) - state.sums[0]
+    room = state.remaining()
     if not room[0] > 1e-6:
         return np.zeros(paths), state
     t_top = 1 / room
@@ -563,11 +563,12 @@ def _rr_probe_round(state: FastFilterState, rng: np.random.Generator, paths: int
 
 def _two_ledgers_probe_experiment(ledgers: Callable[[], tuple[ZCDPFilter, ExPostFilter]]
                                   ) -> Experiment:
-    """Alternate a Gaussian round on the zCDP ledger (rho = 0.01 while it fits, then the
-    remainder ``max_next``, after which the experiment stops) and a randomized response
-    on the ex-post ledger at the largest epsilon its look-ahead admits
-    (:func:`_rr_probe_round`); both ledgers are shared by all paths (every charge is
-    known before the release), so the sequence is the same on every path."""
+    """R23-Thm3's two ledgers probed at the ex-post boundary: alternate a Gaussian round
+    on the zCDP ledger (rho = 0.01 while it fits, then the remainder ``max_next``, after
+    which the experiment stops) and a randomized response on the ex-post ledger at the
+    largest epsilon its look-ahead admits (:func:`_rr_probe_round`); both ledgers are
+    shared by all paths (every charge is known before the release), so the sequence is
+    the same on every path."""
 
     def run(paths: int, rng: np.random.Generator, under: str) -> Array:
         c0, c1 = _pair(under)
