@@ -23,6 +23,10 @@ rule's registered claims are run on it and at least one must be violated.
   ``docs/results/harness-mutation.{md,json}`` by rule id, keeping the other rows. The
   exact-value unit tests of each rule stay the guard for formula defects too small to
   break validity.
+- ``test_thm3_tail_formula``: R23-Thm3's margin (the normal loss of the Gaussian rounds
+  convolved with the law of the one randomized response the mutant's ex-post ledger
+  admits) against simulated transcripts and against the boundary-probe claim's own
+  experiment run on the mutant.
 """
 
 from __future__ import annotations
@@ -369,10 +373,8 @@ def thm3_tail(rr_epsilon: float, total_rho: float, at: float) -> float:
     """P[G + X > at] for the Gaussian rounds' total loss G ~ N(R, 2R) (R = ``total_rho``;
     each round of rho has loss N(rho, 2 rho) from the two normal densities, independent)
     and one randomized response's loss X = +e with probability e^e / (1 + e^e), -e
-    otherwise (e = ``rr_epsilon``; 0 for none): the convolution of the two exact laws."""
+    otherwise (e = ``rr_epsilon``): the convolution of the two exact laws."""
     sd = math.sqrt(2 * total_rho)
-    if rr_epsilon == 0:
-        return float(norm.sf((at - total_rho) / sd))
     p = 1 / (1 + math.exp(-rr_epsilon))
     return math.fsum((p * norm.sf((at - rr_epsilon - total_rho) / sd),
                       (1 - p) * norm.sf((at + rr_epsilon - total_rho) / sd)))
