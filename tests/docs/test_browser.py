@@ -120,8 +120,10 @@ def test_proof_page_shows_step_statuses_and_links(browser: WebDriver, base_url: 
 
 def test_search_finds_a_spec_id(browser: WebDriver, base_url: str) -> None:
     _open(browser, f"{base_url}/search.html?q={PROOF}", "search")
+    # results are appended one by one (each fetches its summary): wait for the whole list
     WebDriverWait(browser, TIMEOUT).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, "ul.search li"))
+        lambda d: any("Search finished" in p.text
+                      for p in d.find_elements(By.CSS_SELECTOR, "p.search-summary")))
     results = browser.find_elements(By.CSS_SELECTOR, "ul.search li")
     assert any(PROOF in li.text for li in results)
     pages = [a.get_attribute("href") or "" for li in results
