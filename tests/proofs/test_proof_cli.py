@@ -14,6 +14,11 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["proof", "--list"]) == 0
     out = capsys.readouterr().out
     assert "EXT-GaussianRDP" in out and "share" in out
+    assert main(["proof", "--list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    steps, checked = sum(r["steps"] for r in rows), sum(r["checked"] for r in rows)
+    total = out.strip().splitlines()[-1]
+    assert total.startswith(f"all {len(rows)} proofs: {checked}/{steps} steps checked")
 
 
 def test_list_json(capsys: pytest.CaptureFixture[str]) -> None:

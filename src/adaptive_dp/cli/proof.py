@@ -57,6 +57,7 @@ def _step_status(step: Step) -> tuple[str, str]:
 
 
 def _listing(as_json: bool) -> int:
+    proofs = list(all_proofs())
     rows = [
         {
             "id": proof.id,
@@ -65,7 +66,7 @@ def _listing(as_json: bool) -> int:
             "checked": len(proof.checked_steps),
             "checked_share": round(proof.checked_share, 4),
         }
-        for proof in all_proofs()
+        for proof in proofs
     ]
     if as_json:
         print(json.dumps(rows, indent=2))
@@ -77,6 +78,12 @@ def _listing(as_json: bool) -> int:
             f"{row['id']:<{width}}  {row['steps']:>5}  {row['checked']:>7}  "
             f"{row['checked_share']:>5.0%}  {row['title']}"
         )
+    steps = sum(len(proof.steps) for proof in proofs)
+    checked = sum(len(proof.checked_steps) for proof in proofs)
+    if steps:
+        low = min(proofs, key=lambda proof: proof.checked_share)
+        print(f"\nall {len(proofs)} proofs: {checked}/{steps} steps checked "
+              f"({checked / steps:.1%}); lowest share {low.checked_share:.0%} ({low.id})")
     return 0
 
 
