@@ -40,3 +40,10 @@ def test_the_uses_graph_of_the_proofs_is_acyclic() -> None:
     graph = {pid: [u for u in load_proof(pid).uses if u in ids and u != pid] for pid in ids}
     assert sum(map(len, graph.values())) > 50  # the links are read at all
     assert _cycle(graph) is None, f"a cycle of uses links: {' -> '.join(_cycle(graph) or [])}"
+
+
+def test_every_argument_step_names_its_justification() -> None:
+    """Issue 16: a prose step names the lemma or theorem its inference rests on."""
+    bare = [f"{pid} step {step.number}" for pid in proof_ids()
+            for step in load_proof(pid).steps if step.kind == "argument" and not step.uses]
+    assert not bare, f"argument steps without (uses: ...): {bare}"
