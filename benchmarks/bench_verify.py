@@ -43,7 +43,7 @@ def _child(ids: list[str], profile: str) -> dict[str, Any]:
     from adaptive_dp.verify.registry import load
 
     registry = load()
-    chosen = ids or list(registry)
+    chosen = [cid for cid in ids if cid in registry] if ids else list(registry)
     wall, cpu = time.perf_counter(), time.process_time()
     claims: dict[str, Any] = {}
     for cid in chosen:
@@ -127,15 +127,18 @@ def _compare(ids: list[str], base: str, rounds: int, profile: str) -> None:
         paired = statistics.median(x / y for x, y in zip(b, n, strict=True))
         print(f"{measure:4}: base median {statistics.median(b):.2f} s, now median "
               f"{statistics.median(n):.2f} s, median of paired ratios base/now {paired:.2f}")
-    same = runs["base"][0]["claims"] == {
-        cid: {**v, "seconds": runs["base"][0]["claims"][cid]["seconds"]}
-        for cid, v in runs["now"][0]["claims"].items()}
-    print(f"verdicts and estimates identical to the bit: {'yes' if same else 'NO'}")
-    if not same:
-        for cid, v in runs["now"][0]["claims"].items():
-            old = runs["base"][0]["claims"].get(cid)
-            if old is None or old["result"] != v["result"] or old["twins"] != v["twins"]:
-                print(f"  differs: {cid}: base {old and old['result']} now {v['result']}")
+    base_claims, now_claims = runs["base"][0]["claims"], runs["now"][0]["claims"]
+    shared = [cid for cid in now_claims if cid in base_claims]
+    if len(shared) < max(len(base_claims), len(now_claims)):
+        print(f"claims: {len(base_claims)} at base, {len(now_claims)} now, {len(shared)} "
+              "in both (compared below)")
+    differ = [cid for cid in shared
+              if (base_claims[cid]["result"], base_claims[cid]["twins"])
+              != (now_claims[cid]["result"], now_claims[cid]["twins"])]
+    print(f"verdicts and estimates identical to the bit: {'NO' if differ else 'yes'}")
+    for cid in differ:
+        print(f"  differs: {cid}: base {base_claims[cid]['result']} now "
+              f"{now_claims[cid]['result']}")
     slow = sorted(runs["now"][0]["claims"].items(), key=lambda kv: -kv[1]["seconds"])[:8]
     print("slowest claims now (s, first round): "
           + ", ".join(f"{cid} {v['seconds']:.2f}" for cid, v in slow))
