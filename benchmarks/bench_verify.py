@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,19 @@ def _run(src: Path, ids: list[str], profile: str) -> dict[str, Any]:
     return result
 
 
+def _interleaved(rounds: int,
+                 run: Callable[[str], dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """``rounds`` runs of each side, "base" and "now" alternating first, printed."""
+    runs: dict[str, list[dict[str, Any]]] = {"base": [], "now": []}
+    for r in range(rounds):
+        for side in ("base", "now") if r % 2 == 0 else ("now", "base"):
+            runs[side].append(run(side))
+            last = runs[side][-1]
+            print(f"round {r + 1} {side:4}  cpu {last['cpu']:7.2f} s  "
+                  f"wall {last['wall']:7.2f} s", flush=True)
+    return runs
+
+
 def _run_whole(src: Path, profile: str) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(src))
     cmd = [sys.executable, "-m", "adaptive_dp", "verify", f"--{profile}"]
@@ -90,14 +104,7 @@ def _compare_whole(base: str, rounds: int, profile: str) -> None:
         sides = {"base": Path(tmp) / "src", "now": ROOT / "src"}
         for side in ("base", "now"):  # warm-up (bytecode caches), not counted
             print(f"warm-up {side}: {_run_whole(sides[side], profile)['last']}", flush=True)
-        runs: dict[str, list[dict[str, Any]]] = {"base": [], "now": []}
-        for r in range(rounds):
-            order = ("base", "now") if r % 2 == 0 else ("now", "base")
-            for side in order:
-                runs[side].append(_run_whole(sides[side], profile))
-                last = runs[side][-1]
-                print(f"round {r + 1} {side:4}  cpu {last['cpu']:7.2f} s  "
-                      f"wall {last['wall']:7.2f} s", flush=True)
+        runs = _interleaved(rounds, lambda side: _run_whole(sides[side], profile))
     for measure in ("cpu", "wall"):
         b = [x[measure] for x in runs["base"]]
         n = [x[measure] for x in runs["now"]]
@@ -113,14 +120,7 @@ def _compare(ids: list[str], base: str, rounds: int, profile: str) -> None:
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         sides = {"base": Path(tmp) / "src", "now": ROOT / "src"}
-        runs: dict[str, list[dict[str, Any]]] = {"base": [], "now": []}
-        for r in range(rounds):
-            order = ("base", "now") if r % 2 == 0 else ("now", "base")
-            for side in order:
-                runs[side].append(_run(sides[side], ids, profile))
-                last = runs[side][-1]
-                print(f"round {r + 1} {side:4}  cpu {last['cpu']:7.2f} s  "
-                      f"wall {last['wall']:7.2f} s", flush=True)
+        runs = _interleaved(rounds, lambda side: _run(sides[side], ids, profile))
     for measure in ("cpu", "wall"):
         b = [x[measure] for x in runs["base"]]
         n = [x[measure] for x in runs["now"]]

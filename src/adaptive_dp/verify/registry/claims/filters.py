@@ -960,22 +960,14 @@ def _basic_split(profile: str) -> Setup:
     return replace(setup, exact_worst=float(delta))
 
 
-def _w23_split(profile: str) -> Setup:
+def _slack_split(profile: str, cls: Callable[..., Rule], to_rho: bool, slack: str) -> Setup:
+    """A rule of epsilon 2 whose delta_slack (named ``slack``) is half its delta: the
+    probe spends the other half."""
     delta = _quick(profile)
-    rule = W23Filter(_W23_EPS, delta=delta, delta_slack=delta / 2)
-    return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), False, delta,
-                        f"W23Filter(2, delta={float(delta)}, delta'={float(delta / 2)})",
+    rule = cls(2, delta=delta, delta_slack=delta / 2)
+    return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), to_rho, delta,
+                        f"{cls.__name__}(2, delta={float(delta)}, {slack}={float(delta / 2)})",
                         _UNSEEN)
-
-
-def _zf_split_of(cls: Callable[..., Rule], name: str) -> Callable[[str], Setup]:
-    def build(profile: str) -> Setup:
-        delta = _quick(profile)
-        rule = cls(_ZF_EPS, delta=delta, delta_slack=delta / 2)
-        return _split_setup(rule, delta / 2, GaussianCharge(None, _LIGHT_EPS), True, delta,
-                            f"{name}(2, delta={float(delta)}, delta''={float(delta / 2)})",
-                            _UNSEEN)
-    return build
 
 
 def _rruv16_split(profile: str) -> Setup:
@@ -987,12 +979,16 @@ def _rruv16_split(profile: str) -> Setup:
 
 
 # the classes are looked up when a setup is built (a test patches them in this module)
+def _w23_split(profile: str) -> Setup:
+    return _slack_split(profile, W23Filter, False, "delta'")
+
+
 def _zf_split(profile: str) -> Setup:
-    return _zf_split_of(ZCDPFilter, "ZCDPFilter")(profile)
+    return _slack_split(profile, ZCDPFilter, True, "delta''")
 
 
 def _unified_split(profile: str) -> Setup:
-    return _zf_split_of(UnifiedFilter, "UnifiedFilter")(profile)
+    return _slack_split(profile, UnifiedFilter, True, "delta''")
 
 
 CLAIMS += (
