@@ -51,6 +51,7 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import NDArray
 
+from adaptive_dp.filters.base import Rule
 from adaptive_dp.filters.from_accumulator import AccumulatorFilter
 from adaptive_dp.filters.w23 import W23Filter
 from adaptive_dp.filters.zcdp import ZCDPSumFilter
@@ -181,26 +182,32 @@ def _setup(compositor: BatchConcurrentFilter,
                  samples_for(Quantity.HOCKEY_STICK, claimed), note=note)
 
 
-def _hugging(profile: str) -> Setup:
+def _launch_all(profile: str, adversary: LaunchAllThenQuery, odometer: bool) -> Setup:
+    """The zCDP filter (or, ``odometer``, the zCDP odometer truncated at rho = 1/2) under
+    ``adversary``'s launches before any query. The rule classes are looked up here, when
+    a setup is built (the harness-mutation test patches them in this module)."""
     delta = Fraction(profile_delta(profile, 0.05))
-    return _setup(BatchConcurrentFilter(ZCDPSumFilter(_RHO), _LAUNCHES), LaunchAllThenQuery(),
-                  delta, f"12 launches of rho_c=1/8 (Gaussian/RR, 3 answers each) before any "
-                  f"query, rho=1/2, delta={float(delta)}")
+    launches = f"{adversary.launches} launches of rho_c=1/{round(1 / adversary.child_rho)}"
+    if odometer:
+        rule: Rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_RHO))
+        note = f"zCDP odometer truncated at rho=1/2; {launches} before any query"
+    else:
+        rule = ZCDPSumFilter(_RHO)
+        note = f"{launches} (Gaussian/RR, 3 answers each) before any query, rho=1/2"
+    return _setup(BatchConcurrentFilter(rule, adversary.launches), adversary, delta,
+                  f"{note}, delta={float(delta)}")
+
+
+def _hugging(profile: str) -> Setup:
+    return _launch_all(profile, LaunchAllThenQuery(), odometer=False)
 
 
 def _fine(profile: str) -> Setup:
-    delta = Fraction(profile_delta(profile, 0.05))
-    return _setup(BatchConcurrentFilter(ZCDPSumFilter(_RHO), FINE.launches), FINE, delta,
-                  f"36 launches of rho_c=1/48 (Gaussian/RR, 3 answers each) before any "
-                  f"query, rho=1/2, delta={float(delta)}")
+    return _launch_all(profile, FINE, odometer=False)
 
 
 def _fine_odometer(profile: str) -> Setup:
-    delta = Fraction(profile_delta(profile, 0.05))
-    rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_RHO))
-    return _setup(BatchConcurrentFilter(rule, FINE.launches), FINE, delta,
-                  f"zCDP odometer truncated at rho=1/2; 36 launches of rho_c=1/48 before any "
-                  f"query, delta={float(delta)}")
+    return _launch_all(profile, FINE, odometer=True)
 
 
 def _stop(profile: str) -> Setup:
@@ -212,11 +219,7 @@ def _stop(profile: str) -> Setup:
 
 
 def _odometer(profile: str) -> Setup:
-    delta = Fraction(profile_delta(profile, 0.05))
-    rule = AccumulatorFilter(ZCDPAccumulator(), ZCDP(_RHO))
-    return _setup(BatchConcurrentFilter(rule, _LAUNCHES), LaunchAllThenQuery(), delta,
-                  f"zCDP odometer truncated at rho=1/2; 12 launches of rho_c=1/8 before any "
-                  f"query, delta={float(delta)}")
+    return _launch_all(profile, LaunchAllThenQuery(), odometer=True)
 
 
 def _odometer_twin(profile: str) -> Setup:
